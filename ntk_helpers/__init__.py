@@ -1,0 +1,34 @@
+"""ntk_helpers: one architecture description, a finite torch network and its infinite-width kernel.
+
+Conventions follow neural-tangents' ``stax`` (NTK parameterization, ``sigma_w`` = ``W_std``,
+``sigma_b`` = ``b_std``, input kernel x.x'/d, readout ``dense(1)``), so numbers can be compared.
+See README.md for the API list and the lessons in ``notebooks/`` for the ideas.
+"""
+
+from .activations import ACTIVATIONS, Activation
+from .convergence import WidthSweep, loglog_slope, width_sweep
+from .data import circle, pair_at_angle, sphere
+from .depth import (KernelsByDepth, chi1, correlation_map, correlation_trajectory,
+                    mlp_kernels_by_depth, q_fixed_point)
+from .empirical import empirical_ntk
+from .kernel import Kernel
+from .layers import (ActivationLayer, Dense, Layer, Serial, dense, elementwise, erf, gelu, identity,
+                     leaky_relu, mlp, relu, serial, tanh)
+from .spectra import center, effective_rank, eigenvalues, normalize
+
+__version__ = "0.1.0"
+
+__all__ = [
+    # architecture -> kernel and network
+    "Layer", "Dense", "ActivationLayer", "Serial", "Kernel", "Activation", "ACTIVATIONS",
+    "dense", "relu", "leaky_relu", "erf", "gelu", "tanh", "identity", "elementwise", "serial", "mlp",
+    # finite networks
+    "empirical_ntk", "width_sweep", "WidthSweep", "loglog_slope",
+    # depth / mean field
+    "mlp_kernels_by_depth", "KernelsByDepth", "q_fixed_point", "chi1", "correlation_map",
+    "correlation_trajectory",
+    # spectra
+    "eigenvalues", "center", "normalize", "effective_rank",
+    # data
+    "sphere", "pair_at_angle", "circle",
+]

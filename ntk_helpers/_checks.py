@@ -1,0 +1,72 @@
+"""Argument checks shared by the package: every bad input gets a clear, named error."""
+
+from __future__ import annotations
+
+import math
+from numbers import Integral, Real
+
+import numpy as np
+import torch
+
+DTYPE = torch.float64
+
+
+def check_int(name: str, value, *, minimum: int) -> int:
+    """Return ``value`` as an int, or raise naming ``name`` and the allowed range."""
+    if isinstance(value, bool) or not isinstance(value, Integral):
+        raise TypeError(f"{name} must be an integer >= {minimum}, got {value!r} ({type(value).__name__})")
+    if value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value}")
+    return int(value)
+
+
+def check_nonnegative(name: str, value) -> float:
+    """Return ``value`` as a float, or raise if it is not a finite number >= 0."""
+    if isinstance(value, bool) or not isinstance(value, Real):
+        raise TypeError(f"{name} must be a real number >= 0, got {value!r} ({type(value).__name__})")
+    value = float(value)
+    if not math.isfinite(value) or value < 0:
+        raise ValueError(f"{name} must be a finite number >= 0, got {value}")
+    return value
+
+
+def check_choice(name: str, value, allowed) -> str:
+    """Return ``value`` if it is one of ``allowed`` (strings), else raise listing them."""
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be one of {sorted(allowed)}, got {value!r}")
+    if value not in allowed:
+        raise ValueError(f"unknown {name} {value!r}; allowed values: {', '.join(sorted(allowed))}")
+    return value
+
+
+def as_tensor(name: str, x, *, ndim: int | None = None) -> torch.Tensor:
+    """Convert ``x`` (tensor, array or nested list) to a finite float64 tensor with checks."""
+    if isinstance(x, torch.Tensor):
+        t = x.detach().to(DTYPE)
+    elif isinstance(x, (np.ndarray, list, tuple)):
+        try:
+            t = torch.as_tensor(np.asarray(x, dtype=np.float64))
+        except (TypeError, ValueError) as err:
+            raise TypeError(f"{name} must be numeric, got {type(x).__name__}") from err
+    else:
+        raise TypeError(f"{name} must be a torch.Tensor or numpy array, got {type(x).__name__}")
+    if ndim is not None and t.ndim != ndim:
+        raise ValueError(f"{name} must have {ndim} dimensions (n, features), got shape {tuple(t.shape)}")
+    if t.numel() == 0:
+        raise ValueError(f"{name} is empty (shape {tuple(t.shape)})")
+    if not torch.isfinite(t).all():
+        raise ValueError(f"{name} contains NaN or infinite values")
+    return t
+
+
+def check_pair(x1, x2, *, ndim: int = 2) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """Validate a pair of input batches; ``x2=None`` means "the same as x1"."""
+    t1 = as_tensor("x1", x1, ndim=ndim)
+    if x2 is None:
+        return t1, None
+    t2 = as_tensor("x2", x2, ndim=ndim)
+    if t1.shape[1:] != t2.shape[1:]:
+        raise ValueError(
+            f"x1 and x2 must have the same feature shape, got {tuple(t1.shape[1:])} and {tuple(t2.shape[1:])}"
+        )
+    return t1, t2

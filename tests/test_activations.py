@@ -1,0 +1,140 @@
+"""Dual kernels: closed forms vs quadrature vs Monte Carlo, and the quadrature's own accuracy."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+from scipy import integrate
+
+import ntk_helpers as nh
+from ntk_helpers import quadrature
+from ntk_helpers.activations import activation_by_name
+
+# (var1, var2, cov) triples: unequal variances, correlations from -0.95 to 0.999
+V1 = torch.tensor([0.3, 1.0, 2.5, 4.0, 1.0, 0.7], dtype=torch.float64)
+V2 = torch.tensor([1.7, 1.0, 0.5, 3.0, 1.0, 2.2], dtype=torch.float64)
+RHO = torch.tensor([-0.95, 0.0, 0.5, 0.999, 1.0, -0.3], dtype=torch.float64)
+COV = RHO * (V1 * V2).sqrt()
+
+SMOOTH_CLOSED_FORMS = ["erf", "gelu", "identity"]
+
+
+def monte_carlo(fn, var1, var2, cov, n=400_000, seed=0):
+    """Mean and standard error of phi(u)phi(v) and phi'(u)phi'(v) from sampled Gaussian pairs."""
+    g = torch.Generator().manual_seed(seed)
+    z1, z2 = torch.randn(2, n, generator=g, dtype=torch.float64)
+    rho = cov / math.sqrt(var1 * var2)
+    u = math.sqrt(var1) * z1
+    v = math.sqrt(var2) * (rho * z1 + math.sqrt(max(1 - rho * rho, 0.0)) * z2)
+    out = []
+    for a, b in [(fn(u), fn(v)), (quadrature.derivative(fn, u), quadrature.derivative(fn, v))]:
+        prod = a * b
+        out.append((float(prod.mean()), float(prod.std() / math.sqrt(n))))
+    return out
+
+
+@pytest.mark.parametrize("name", SMOOTH_CLOSED_FORMS)
+def test_smooth_closed_forms_match_quadrature(name):
+    act = activation_by_name(name)
+    e, e_dot = act.dual(V1, V2, COV)
+    e_q, e_dot_q = quadrature.pair_expectations(act.fn, V1, V2, COV)
+    torch.testing.assert_close(e, e_q, rtol=1e-8, atol=1e-10)
+    torch.testing.assert_close(e_dot, e_dot_q, rtol=1e-8, atol=1e-10)
+
+
+@pytest.mark.parametrize("name", ["relu", "leaky_relu", "erf", "gelu", "tanh"])
+def test_duals_match_monte_carlo(name):
+    act = activation_by_name(name)
+    e, e_dot = act.dual(V1, V2, COV)
+    for i in range(len(V1)):
+        (mc_e, se_e), (mc_d, se_d) = monte_carlo(act.fn, float(V1[i]), float(V2[i]), float(COV[i]), seed=i)
+        assert abs(float(e[i]) - mc_e) < 5 * se_e + 1e-3, (name, i)
+        assert abs(float(e_dot[i]) - mc_d) < 5 * se_d + 1e-3, (name, i)
+
+
+def test_relu_closed_form_special_values():
+    act = activation_by_name("relu")
+    var = torch.tensor([0.5, 2.0, 7.0], dtype=torch.float64)
+    e, e_dot = act.dual(var, var, var)                       # same input twice
+    torch.testing.assert_close(e, var / 2)                   # E[relu(u)^2] = q/2
+    torch.testing.assert_close(e_dot, torch.full_like(var, 0.5))
+    e, e_dot = act.dual(var, var, torch.zeros_like(var))     # independent: E[relu]^2 = q/(2 pi)
+    torch.testing.assert_close(e, var / (2 * math.pi))
+    torch.testing.assert_close(e_dot, torch.full_like(var, 0.25))
+    e, _ = act.dual(var, var, -var)                          # u = -v: relu(u) relu(-u) = 0
+    torch.testing.assert_close(e, torch.zeros_like(var), atol=1e-15, rtol=0)
+
+
+def test_leaky_relu_with_slope_one_is_the_identity():
+    leaky = nh.activations.leaky_relu_activation(1.0)
+    ident = activation_by_name("identity")
+    for a, b in zip(leaky.dual(V1, V2, COV), ident.dual(V1, V2, COV)):
+        torch.testing.assert_close(a, b, rtol=1e-13, atol=1e-13)
+
+
+def test_relu_and_erf_need_no_quadrature():
+    for name in ["relu", "leaky_relu", "erf", "gelu", "identity"]:
+        assert activation_by_name(name).has_closed_form
+    assert not activation_by_name("tanh").has_closed_form
+
+
+# -- the quadrature's own accuracy guard: against scipy's adaptive integration -----------------
+
+def _sech(t):
+    a = math.exp(-abs(t))
+    return 2 * a / (1 + a * a)
+
+
+def _adaptive(g):
+    return integrate.quad(lambda z: g(z) * math.exp(-z * z / 2) / math.sqrt(2 * math.pi), -40, 40,
+                          points=[0.0], limit=2000, epsabs=1e-15, epsrel=1e-13)[0]
+
+
+@pytest.mark.parametrize("q", [0.01, 1.0, 5.0, 20.0, 100.0, quadrature.MAX_VARIANCE])
+def test_tanh_quadrature_is_accurate_up_to_the_variance_limit(q):
+    mean_sq, mean_dsq = quadrature.diagonal_expectations(torch.tanh, torch.tensor([q], dtype=torch.float64))
+    s = math.sqrt(q)
+    assert float(mean_sq) == pytest.approx(_adaptive(lambda z: math.tanh(s * z) ** 2), rel=1e-8)
+    assert float(mean_dsq) == pytest.approx(_adaptive(lambda z: _sech(s * z) ** 4), rel=1e-8)
+
+
+@pytest.mark.parametrize("q1,q2,rho", [(1.0, 2.0, 0.6), (5.0, 3.0, -0.9), (20.0, 20.0, 0.99)])
+def test_tanh_pair_quadrature_matches_adaptive_2d(q1, q2, rho):
+    cov = rho * math.sqrt(q1 * q2)
+    e, e_dot = quadrature.pair_expectations(torch.tanh, *(torch.tensor([v], dtype=torch.float64) for v in (q1, q2, cov)))
+    s1, s2, perp = math.sqrt(q1), math.sqrt(q2), math.sqrt(1 - rho * rho)
+
+    def expect(g):  # iterated adaptive integration over (z1, z2)
+        inner = lambda z1: _adaptive(lambda z2: g(s1 * z1, s2 * (rho * z1 + perp * z2)))
+        return _adaptive(inner)
+
+    assert float(e) == pytest.approx(expect(lambda u, v: math.tanh(u) * math.tanh(v)), rel=1e-7)
+    sech2 = lambda t: _sech(t) ** 2
+    assert float(e_dot) == pytest.approx(expect(lambda u, v: sech2(u) * sech2(v)), rel=1e-7)
+
+
+def test_quadrature_refuses_variances_it_cannot_handle():
+    with pytest.raises(ValueError, match="variance"):
+        quadrature.diagonal_expectations(torch.tanh, torch.tensor([quadrature.MAX_VARIANCE * 2], dtype=torch.float64))
+
+
+def test_custom_elementwise_function_uses_quadrature():
+    sin_layer = nh.elementwise(torch.sin, name="sin")
+    var = torch.tensor([0.5, 2.0], dtype=torch.float64)
+    cov = torch.tensor([0.3, -1.0], dtype=torch.float64)
+    e, e_dot = sin_layer.activation.dual(var, var, cov)
+    # closed form for sin: E[sin u sin v] = exp(-q) sinh(cov), E[cos u cos v] = exp(-q) cosh(cov)
+    torch.testing.assert_close(e, torch.exp(-var) * torch.sinh(cov), rtol=1e-9, atol=1e-12)
+    torch.testing.assert_close(e_dot, torch.exp(-var) * torch.cosh(cov), rtol=1e-9, atol=1e-12)
+
+
+def test_unknown_activation_names_the_allowed_values():
+    with pytest.raises(ValueError, match="allowed values: relu, leaky_relu, erf, gelu, tanh, identity"):
+        activation_by_name("sigmoid")
+    with pytest.raises(TypeError, match="activation"):
+        activation_by_name(3)
+    with pytest.raises(ValueError, match="negative_slope"):
+        nh.leaky_relu(float("nan"))
+    with pytest.raises(TypeError, match="callable"):
+        nh.elementwise("tanh")
