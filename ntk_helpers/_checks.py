@@ -59,7 +59,7 @@ def as_tensor(name: str, x, *, ndim: int | None = None) -> torch.Tensor:
     return t
 
 
-def check_pair(x1, x2, *, ndim: int = 2) -> tuple[torch.Tensor, torch.Tensor | None]:
+def check_pair(x1, x2=None, *, ndim: int = 2) -> tuple[torch.Tensor, torch.Tensor | None]:
     """Validate a pair of input batches; ``x2=None`` means "the same as x1"."""
     t1 = as_tensor("x1", x1, ndim=ndim)
     if x2 is None:

@@ -35,12 +35,15 @@ class Kernel:
     def from_inputs(cls, x1: Tensor, x2: Tensor | None = None) -> "Kernel":
         """The input "layer": ``nngp = x1 x2^T / d``, ``ntk = 0`` (inputs have no parameters)."""
         d = x1.shape[1]
-        var1 = (x1 * x1).sum(1) / d                                  # (n1,)
         if x2 is None:
-            x2, var2 = x1, var1
+            # Take the variances from the Gram matrix itself: then cov == var exactly on its
+            # diagonal and the angle there is exactly 0 (sqrt(var^2 - cov^2) would turn a
+            # rounding error of 1e-16 into an angle of 1e-8).
+            nngp = x1 @ x1.T / d                                     # (n1, n1)
+            var1 = var2 = torch.diagonal(nngp).clone()               # (n1,)
         else:
-            var2 = (x2 * x2).sum(1) / d                              # (n2,)
-        nngp = x1 @ x2.T / d                                         # (n1, n2)
+            nngp = x1 @ x2.T / d                                     # (n1, n2)
+            var1, var2 = (x1 * x1).sum(1) / d, (x2 * x2).sum(1) / d  # (n1,), (n2,)
         return cls(nngp=nngp, ntk=torch.zeros_like(nngp), var1=var1, var2=var2)
 
     def replace(self, **changes) -> "Kernel":
