@@ -10,10 +10,12 @@ from .convergence import WidthSweep, loglog_slope, width_sweep
 from .data import circle, pair_at_angle, sphere
 from .depth import (KernelsByDepth, chi1, correlation_map, correlation_trajectory,
                     mlp_kernels_by_depth, q_fixed_point)
-from .empirical import empirical_ntk
+from . import plotting, widgets
+from .empirical import empirical_ntk, input_gradient_kernel
 from .kernel import Kernel
 from .layers import (ActivationLayer, Dense, Layer, Serial, dense, elementwise, erf, gelu, identity,
                      leaky_relu, mlp, relu, serial, tanh)
+from .regression import kernel_regression
 from .spectra import center, effective_rank, eigenvalues, normalize
 
 __version__ = "0.1.0"
@@ -23,12 +25,14 @@ __all__ = [
     "Layer", "Dense", "ActivationLayer", "Serial", "Kernel", "Activation", "ACTIVATIONS",
     "dense", "relu", "leaky_relu", "erf", "gelu", "tanh", "identity", "elementwise", "serial", "mlp",
     # finite networks
-    "empirical_ntk", "width_sweep", "WidthSweep", "loglog_slope",
+    "empirical_ntk", "input_gradient_kernel", "width_sweep", "WidthSweep", "loglog_slope",
     # depth / mean field
     "mlp_kernels_by_depth", "KernelsByDepth", "q_fixed_point", "chi1", "correlation_map",
     "correlation_trajectory",
     # spectra
-    "eigenvalues", "center", "normalize", "effective_rank",
+    "eigenvalues", "center", "normalize", "effective_rank", "kernel_regression",
+    # lesson tools
+    "plotting", "widgets",
     # data
     "sphere", "pair_at_angle", "circle",
 ]

@@ -186,3 +186,28 @@ def _naive(model, x1, x2):
     g1 = gradients(x1)
     g2 = g1 if x2 is None else gradients(x2)
     return torch.einsum("iap,jbp->ijab", g1, g2)
+
+
+def input_gradient_kernel(model: nn.Module, x1, x2=None) -> torch.Tensor:
+    """``K(x, x') = grad_x f(x) . grad_x' f(x')``: what seed 001's ``compute_ntk`` really computes.
+
+    It differentiates with respect to the *inputs*, not the parameters, so it is NOT the NTK
+    (AUDIT B39, lesson 01). Its (n1, n2) Gram matrix has rank at most d, the input dimension.
+    Scalar-output models only.
+    """
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__}")
+    dtype = next(model.parameters()).dtype
+    x1 = _as_batch("x1", x1, dtype)
+    x2 = x1 if x2 is None else _as_batch("x2", x2, dtype)
+
+    def grads(x):                                            # (n, *feature_shape)
+        with torch.enable_grad():
+            x = x.clone().requires_grad_(True)
+            out = model(x).reshape(x.shape[0], -1)
+            if out.shape[1] != 1:
+                raise ValueError("input_gradient_kernel needs a scalar-output model")
+            (g,) = torch.autograd.grad(out.sum(), x)
+        return g.reshape(x.shape[0], -1)
+
+    return grads(x1) @ grads(x2).T

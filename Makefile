@@ -1,0 +1,45 @@
+# ntk-notebooks: the two commands are `make lab` (set up, open the lessons) and `make test`
+# (set up, run every test). Both need only Python 3.11 and pip; they create .venv/ here.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg --nbval-cell-timeout=300
+
+.PHONY: setup lab test test-fast browser-deps benchmark environment notebooks clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet -e ".[lab,test]"
+	touch $(STAMP)
+
+lab: setup
+	$(BIN)/jupyter lab notebooks/00_start_here.ipynb
+
+test: setup browser-deps
+	$(BIN)/python -m pytest tests notebooks $(NBVAL)
+
+test-fast: setup            ## unit tests only, no notebooks, no browser
+	$(BIN)/python -m pytest tests -m "not browser"
+
+browser-deps:               ## Debian's Chromium for the real-browser widget test (never a downloaded browser)
+	@if [ ! -x /usr/bin/chromium ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-dejavu-core >/dev/null; \
+	  else echo "note: /usr/bin/chromium missing and cannot apt-get it; the browser test will be skipped"; fi; \
+	fi
+
+benchmark: setup
+	$(BIN)/python benchmarks/bench_ntk.py
+
+environment: setup          ## regenerate environment.yml from pyproject.toml
+	$(BIN)/p2c project --overwrite force
+
+notebooks: setup            ## re-create every lesson .ipynb from its .py source and execute it
+	$(BIN)/python tools/build_notebooks.py
+
+clean:
+	rm -rf $(VENV) build .pytest_cache

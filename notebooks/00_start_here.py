@@ -1,0 +1,122 @@
+# %% [markdown]
+# # 00 · Start here: a map of the NTK lessons
+#
+# These notebooks teach the **Neural Tangent Kernel** (NTK) and how a network's architecture shapes
+# it, following chapter 4 of the textbook ("NTK forms under different architectures") and its NTK
+# overview. Section numbers (4.1.1, 4.2, …) are the book's, so you can read both side by side.
+#
+# Where the book is wrong, we say so in a box like this one and show the correct statement with an
+# experiment you can run:
+#
+# > **The text says:** …  
+# > **What is true:** … (and a cell that checks it with an `assert`)
+#
+# **You need:** Python, a little linear algebra (eigenvalues, Gram matrices) and the idea of
+# gradient descent. No JAX: everything is plain PyTorch.
+
+# %% [markdown]
+# ## The lessons
+#
+# | notebook | book section | what you will see |
+# |---|---|---|
+# | **00 start here** | — | this map, notation, glossary |
+# | **01 NTK basics** | overview §2–3 | the definition, an empirical NTK, a broken recipe fixed, convergence with width |
+# | **02 MLP recursion** | 4.1 | the layer-by-layer recursion, kernel collapse done right, order and chaos |
+# | 03 CNN | 4.2 | locality, weight sharing, shift invariance needs pooling *(in preparation)* |
+# | 04 ResNet | 4.3 | branch scaling α = 1, 1/√L, 1/L *(in preparation)* |
+# | 05 normalization & parameterization | 4.4 | LayerNorm, BatchNorm, NTK vs μP *(in preparation)* |
+# | 06 activations | 4.5 | homogeneity, eigen-decay, spectral bias *(in preparation)* |
+# | 07 training dynamics | overview §3 | the closed-form dynamics vs real training *(in preparation)* |
+# | 08 effective rank | overview §4 | what effective rank does and does not tell *(in preparation)* |
+#
+# Exercises 4.1–4.8 of the chapter come with automatic grading (see the README).
+
+# %% [markdown]
+# ## How to use the lessons
+#
+# - **Run All** first (menu *Run → Run All Cells*); every lesson finishes in under a minute on a laptop.
+# - **Sliders** redraw a plot when you move them. Click a slider and use the arrow keys for single steps.
+# - Cells that end in `assert` are the lesson's claims, checked every time you run it. If you change a
+#   parameter and an assert fails, you have found the edge of a claim: read the message.
+# - Everything is seeded: the same numbers appear on every run.
+# - Lecturers: `nh.plotting.use_style(lecture=True)` makes every plot projector-sized.
+
+# %% [markdown]
+# ## Notation
+#
+# | symbol | code name | meaning |
+# |---|---|---|
+# | $x, x'$ | `x1`, `x2` | inputs (rows of a batch); $d$ = input dimension |
+# | $L$ | `depth` | number of hidden layers (an MLP has $L$ × (dense → activation), then a linear readout) |
+# | $m$ | `width` | number of units per hidden layer |
+# | $\phi$ | `activation` | the nonlinearity (ReLU, erf, tanh, …) |
+# | $\sigma_w, \sigma_b$ | `sigma_w`, `sigma_b` | weight and bias scales (neural-tangents' `W_std`, `b_std`) |
+# | $\Sigma^{(l)}(x,x')$ | `kernel.nngp` | covariance of one unit's pre-activation at initialization (the NNGP kernel) |
+# | $\Theta^{(l)}(x,x')$ | `kernel.ntk` | the neural tangent kernel |
+# | $E, \dot E$ | `activation.dual` | $\mathbb E[\phi(u)\phi(v)]$ and $\mathbb E[\phi'(u)\phi'(v)]$ for Gaussian $(u,v)$ |
+# | $\chi_1$ | `chi1` | slope of the correlation map at $c=1$: order ($<1$) vs chaos ($>1$) |
+# | $r_\text{eff}$ | `effective_rank` | $\operatorname{tr}(K)^2/\lVert K\rVert_F^2$ |
+#
+# All networks use the **NTK parameterization**: $z = \frac{\sigma_w}{\sqrt{\text{fan-in}}} W h + \sigma_b b$
+# with every entry of $W, b$ drawn from $\mathcal N(0,1)$.
+
+# %% [markdown]
+# ## Glossary · 术语表
+#
+# | English | 中文 | in one line |
+# |---|---|---|
+# | neural tangent kernel (NTK) | 神经正切核 | inner product of parameter gradients: $\Theta(x,x') = \nabla_\theta f(x)\cdot\nabla_\theta f(x')$ |
+# | NNGP kernel | 神经网络高斯过程核 | covariance of the network output over random initializations |
+# | infinite-width limit | 无限宽极限 | width → ∞: the NTK becomes deterministic and stays fixed during training |
+# | NTK parameterization | NTK 参数化 | weights $\mathcal N(0,1)$, scaled by $\sigma_w/\sqrt{\text{fan-in}}$ in the forward pass |
+# | dual activation | 对偶激活（核）函数 | how an activation maps the Gaussian covariance: $E$ and $\dot E$ |
+# | kernel collapse | 核退化 | deep kernels forget the angle between inputs |
+# | edge of chaos | 混沌边缘 | $\chi_1 = 1$, between the ordered and the chaotic phase |
+# | effective rank | 有效秩 | $\operatorname{tr}(K)^2/\lVert K\rVert_F^2$ |
+# | lazy training | 惰性训练 | the kernel barely moves while the network fits the data |
+# | feature learning | 特征学习 | hidden representations change by $O(1)$ (e.g. under μP) |
+# | global average pooling | 全局平均池化 | average over all pixel positions |
+# | kernel regression | 核回归 | predict with $K_{*X} K_{XX}^{-1} y$ |
+
+# %% [markdown]
+# ## Check that everything works
+#
+# One architecture description gives both worlds: `net.kernel(...)` is the infinite-width kernel,
+# `net.network(...)` a finite PyTorch model.
+
+# %%
+import torch
+import matplotlib.pyplot as plt
+import ntk_helpers as nh
+
+nh.plotting.use_style()
+net = nh.mlp(depth=2, activation="relu")      # 2 × (dense → relu), then dense(1)
+x = nh.sphere(5, d=3, seed=0)                 # 5 points with |x|² = d
+kernel = net.kernel(x)
+print(net)
+print("analytic NTK diagonal:", kernel.ntk.diagonal().numpy().round(4))
+
+# %%
+model = net.network(3, width=2048, seed=0)     # a finite network of the same architecture
+theta = nh.empirical_ntk(model, x)
+relative_error = float((theta - kernel.ntk).norm() / kernel.ntk.norm())
+print(f"finite (width 2048) vs infinite NTK: relative difference {relative_error:.3f}")
+assert relative_error < 0.1
+
+# %% [markdown]
+# ## Try a slider
+#
+# Move **depth**: the heat map shows the NTK Gram matrix of 12 points on a circle. Lesson 02
+# explains what you see as the network gets deeper.
+
+# %%
+angles, circle_x = nh.circle(12)
+
+def draw_gram(depth, activation):
+    k = nh.mlp(depth, activation).kernel(circle_x)
+    fig, ax = plt.subplots(figsize=(4.5, 3.8))
+    nh.plotting.heatmap(ax, nh.normalize(k.ntk), title=f"normalized NTK, depth {depth}, {activation}")
+
+# %% tags=["nbval-ignore-output"]
+nh.widgets.live_figure(draw_gram, depth=nh.widgets.depth_slider(2, max=50),
+                       activation=nh.widgets.activation_dropdown("relu"))

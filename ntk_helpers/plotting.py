@@ -1,0 +1,67 @@
+"""One plotting style for every lesson: large fonts, a colour-blind-safe palette (Okabe & Ito 2008).
+
+Call ``use_style()`` once per notebook (``use_style(lecture=True)`` enlarges everything for a
+projector). Helpers draw the few plot types the lessons share.
+"""
+
+from __future__ import annotations
+
+import matplotlib as mpl
+import matplotlib.pyplot as plt
+import numpy as np
+
+#: Okabe-Ito colours: blue, vermillion, green, purple, orange, sky blue, yellow, black.
+PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000"]
+
+
+def use_style(lecture: bool = False) -> None:
+    """Apply the project's matplotlib style; ``lecture=True`` for projectors (bigger everything)."""
+    scale = 1.35 if lecture else 1.0
+    mpl.rcParams.update({
+        "figure.figsize": (6.4 * scale, 4.0 * scale),
+        "figure.dpi": 90,
+        "font.size": 12 * scale,
+        "axes.titlesize": 13 * scale,
+        "axes.labelsize": 12 * scale,
+        "legend.fontsize": 10.5 * scale,
+        "xtick.labelsize": 10.5 * scale,
+        "ytick.labelsize": 10.5 * scale,
+        "lines.linewidth": 2.0 * scale,
+        "lines.markersize": 6 * scale,
+        "axes.prop_cycle": mpl.cycler(color=PALETTE),
+        "axes.grid": True,
+        "grid.alpha": 0.3,
+        "axes.spines.top": False,
+        "axes.spines.right": False,
+        "image.cmap": "viridis",
+        "figure.constrained_layout.use": True,
+    })
+
+
+def loglog_fit(ax, x, y, *, label: str, guide_slope: float | None = None, color=None):
+    """Points on log-log axes with their fitted slope in the legend, and an optional guide line."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    slope, intercept = np.polyfit(np.log(x), np.log(y), 1)
+    line, = ax.loglog(x, y, "o", label=f"{label} (slope {slope:.2f})", color=color)
+    ax.loglog(x, np.exp(intercept) * x ** slope, "-", color=line.get_color(), alpha=0.6)
+    if guide_slope is not None:
+        ax.loglog(x, y[0] * (x / x[0]) ** guide_slope, "k--", lw=1, label=f"slope {guide_slope:g} guide")
+    ax.legend()
+    return slope
+
+
+def heatmap(ax, matrix, *, title: str, symmetric: bool = False, colorbar: bool = True):
+    """A kernel matrix as an image (``symmetric=True`` centres the colour scale at 0)."""
+    m = np.asarray(matrix, dtype=float)
+    kwargs = {}
+    if symmetric:
+        v = np.abs(m).max()
+        kwargs = {"cmap": "RdBu_r", "vmin": -v, "vmax": v}
+    im = ax.imshow(m, **kwargs)
+    ax.set_title(title)
+    ax.set_xticks([])
+    ax.set_yticks([])
+    ax.grid(False)
+    if colorbar:
+        plt.colorbar(im, ax=ax, shrink=0.8)
+    return im

@@ -1,0 +1,50 @@
+"""Standard sliders and a live figure for the lessons (ipywidgets 8).
+
+Every lesson uses the same controls so that learners meet the same names everywhere:
+``depth``, ``width``, ``activation``, ``sigma_w``, ``sigma_b``.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import ipywidgets as widgets
+import matplotlib.pyplot as plt
+
+from .activations import ACTIVATIONS
+
+_STYLE = {"description_width": "initial"}
+_LAYOUT = widgets.Layout(width="420px")
+
+
+def depth_slider(value: int = 3, *, min: int = 1, max: int = 100) -> widgets.IntSlider:
+    return widgets.IntSlider(value=value, min=min, max=max, description="depth", style=_STYLE, layout=_LAYOUT)
+
+
+def width_slider(value: int = 256, *, options=(16, 32, 64, 128, 256, 512, 1024, 2048, 4096)) -> widgets.SelectionSlider:
+    return widgets.SelectionSlider(value=value, options=list(options), description="width", style=_STYLE, layout=_LAYOUT)
+
+
+def activation_dropdown(value: str = "relu", *, options=tuple(ACTIVATIONS)) -> widgets.Dropdown:
+    return widgets.Dropdown(value=value, options=list(options), description="activation", style=_STYLE)
+
+
+def sigma_slider(name: str, value: float, *, min: float = 0.0, max: float = 3.0, step: float = 0.05) -> widgets.FloatSlider:
+    return widgets.FloatSlider(value=value, min=min, max=max, step=step, description=name, style=_STYLE, layout=_LAYOUT)
+
+
+def live_figure(draw: Callable[..., None], **controls) -> widgets.VBox:
+    """Controls above a figure that ``draw(**values)`` redraws whenever a control moves.
+
+    ``draw`` makes its own figure with ``plt.subplots`` (and may print a line of text); the
+    result is shown in an Output widget, so a slider move replaces the old plot. Make the call
+    the last line of a cell so that Jupyter displays the returned box.
+    """
+
+    def redraw(**values):
+        draw(**values)
+        plt.show()
+
+    output = widgets.interactive_output(redraw, controls)
+    row = widgets.HBox(list(controls.values()), layout=widgets.Layout(flex_flow="row wrap"))
+    return widgets.VBox([row, output])
