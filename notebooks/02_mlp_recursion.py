@@ -272,6 +272,7 @@ def draw_collapse(depth, activation, sigma_w, sigma_b):
     ax.set_xlabel("angle between inputs (degrees)")
     ax.set_ylabel("normalized kernel")
     ax.set_ylim(-0.55, 1.05)
+    ax.set_title("faint lines: depth 1")
     ax.legend(loc="upper right")
     print(f"depth {depth}, {activation}: at 90° NTK {float(ntk[depth - 1, 30]):.3f}, NNGP {float(nngp[depth - 1, 30]):.3f}")
 

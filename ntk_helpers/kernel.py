@@ -24,12 +24,14 @@ class Kernel:
         ntk:  (n1, n2) neural tangent kernel Theta(x1_i, x2_j) of one unit.
         var1: (n1,) Sigma(x1_i, x1_i), needed by the next activation (the "triple" of AUDIT App. B.1).
         var2: (n2,) Sigma(x2_j, x2_j).
+        is_gram: True when x2 is x1 (then var2 is var1 and the matrices are symmetric).
     """
 
     nngp: Tensor
     ntk: Tensor
     var1: Tensor
     var2: Tensor
+    is_gram: bool = False
 
     @classmethod
     def from_inputs(cls, x1: Tensor, x2: Tensor | None = None) -> "Kernel":
@@ -44,7 +46,7 @@ class Kernel:
         else:
             nngp = x1 @ x2.T / d                                     # (n1, n2)
             var1, var2 = (x1 * x1).sum(1) / d, (x2 * x2).sum(1) / d  # (n1,), (n2,)
-        return cls(nngp=nngp, ntk=torch.zeros_like(nngp), var1=var1, var2=var2)
+        return cls(nngp=nngp, ntk=torch.zeros_like(nngp), var1=var1, var2=var2, is_gram=x2 is None)
 
     def replace(self, **changes) -> "Kernel":
         return replace(self, **changes)

@@ -87,7 +87,9 @@ class Dense(Layer):
     def transform(self, k: Kernel) -> Kernel:
         w2, b2 = self.sigma_w ** 2, self.sigma_b ** 2
         nngp = w2 * k.nngp + b2
-        return Kernel(nngp=nngp, ntk=nngp + w2 * k.ntk, var1=w2 * k.var1 + b2, var2=w2 * k.var2 + b2)
+        var1 = w2 * k.var1 + b2
+        var2 = var1 if k.is_gram else w2 * k.var2 + b2
+        return k.replace(nngp=nngp, ntk=nngp + w2 * k.ntk, var1=var1, var2=var2)
 
     def build(self, in_features, width, generator, dtype):
         out = width if self.out is None else self.out
@@ -109,10 +111,26 @@ class ActivationLayer(Layer):
     activation: acts.Activation
 
     def transform(self, k: Kernel) -> Kernel:
-        e, e_dot = self.activation.dual(k.var1[:, None], k.var2[None, :], k.nngp)     # (n1, n2) each
+        if k.is_gram and not self.activation.has_closed_form:
+            e, e_dot = self._symmetric_dual(k)                                          # half the quadrature
+        else:
+            e, e_dot = self.activation.dual(k.var1[:, None], k.var2[None, :], k.nngp)   # (n1, n2) each
         var1 = self.activation.diagonal(k.var1)[0]
-        var2 = var1 if k.var2 is k.var1 else self.activation.diagonal(k.var2)[0]
-        return Kernel(nngp=e, ntk=e_dot * k.ntk, var1=var1, var2=var2)
+        var2 = var1 if k.is_gram else self.activation.diagonal(k.var2)[0]
+        return k.replace(nngp=e, ntk=e_dot * k.ntk, var1=var1, var2=var2)
+
+    def _symmetric_dual(self, k: Kernel):
+        """For a Gram matrix (x2 = x1) evaluate the dual on the upper triangle only and mirror it."""
+        n = k.nngp.shape[0]
+        i, j = torch.triu_indices(n, n)
+        upper = self.activation.dual(k.var1[i], k.var1[j], k.nngp[i, j])
+        out = []
+        for values in upper:
+            full = torch.empty_like(k.nngp)
+            full[i, j] = values
+            full[j, i] = values
+            out.append(full)
+        return tuple(out)
 
     def build(self, in_features, width, generator, dtype):
         return [Elementwise(self.activation)], in_features

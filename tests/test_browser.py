@@ -1,0 +1,108 @@
+"""A real browser: JupyterLab on 127.0.0.1, Debian's Chromium driven by Playwright.
+
+Opens lesson 02, runs all cells, moves the depth slider and checks that the widget's output
+(text and plot) changed. Uses /usr/bin/chromium; never downloads a browser. Without Chromium the
+test is skipped locally and FAILS under CI (CI=true), where `make test` installs it.
+"""
+
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = Path("/usr/bin/chromium")
+TOKEN = "ntk-browser-test"
+FLAGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+pytestmark = pytest.mark.browser
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    if not CHROMIUM.exists():
+        if os.environ.get("CI"):
+            pytest.fail("/usr/bin/chromium is missing in CI: `make browser-deps` should have installed it")
+        pytest.skip("Debian's chromium is not installed (run `make browser-deps` as root)")
+    home = tmp_path_factory.mktemp("lab")
+    work = home / "work"
+    work.mkdir()
+    shutil.copy(ROOT / "notebooks" / "02_mlp_recursion.ipynb", work)     # never touch the real lesson
+    settings = home / "settings" / "@jupyterlab" / "apputils-extension"
+    settings.mkdir(parents=True)
+    (settings / "notification.jupyterlab-settings").write_text(json.dumps({"fetchNews": "false"}))
+    env = dict(os.environ, JUPYTER_CONFIG_DIR=str(home / "config"), JUPYTER_RUNTIME_DIR=str(home / "runtime"),
+               JUPYTERLAB_SETTINGS_DIR=str(home / "settings"), JUPYTERLAB_WORKSPACES_DIR=str(home / "workspaces"))
+    port = _free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", "--ip=127.0.0.1", f"--port={port}",
+         f"--IdentityProvider.token={TOKEN}", f"--ServerApp.root_dir={work}", "--LabApp.news_url=None",
+         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate", "--LabApp.extension_manager=readonly"],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(120):
+            try:
+                urllib.request.urlopen(f"{base}/api/status?token={TOKEN}", timeout=1)
+                break
+            except OSError:
+                time.sleep(0.5)
+        else:
+            pytest.fail("JupyterLab did not start within 60 s")
+        yield base
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+
+
+def test_depth_slider_redraws_lesson_02(lab, tmp_path):
+    from playwright.sync_api import expect, sync_playwright
+
+    expect.set_options(timeout=120_000)
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=FLAGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.set_default_timeout(120_000)
+            page.goto(f"{lab}/lab/tree/02_mlp_recursion.ipynb?token={TOKEN}&reset")
+            page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']")
+            page.click("#jp-MainMenu >> text=Run")
+            page.get_by_role("menuitem", name=re.compile(r"^Run All Cells")).click()
+
+            readout = page.locator(".jp-OutputArea-output pre", has_text="at 90° NTK").first
+            expect(readout).to_contain_text("depth 10, relu")
+            panel = page.locator(".widget-vbox", has=readout).first
+            plot = panel.locator("img").first
+            expect(plot).to_be_visible()
+            before = plot.get_attribute("src")
+            page.screenshot(path=str(tmp_path / "before.png"))
+
+            panel.locator(".widget-slider").first.locator(".noUi-handle").focus()
+            for _ in range(3):
+                page.keyboard.press("ArrowRight")
+            expect(readout).to_contain_text("depth 13, relu")
+            plot = panel.locator("img").first
+            expect(plot).to_be_visible()
+            assert plot.get_attribute("src") != before, "the plot did not change after the slider moved"
+            page.screenshot(path=str(tmp_path / "after.png"))
+        finally:
+            browser.close()
