@@ -36,3 +36,7 @@ __all__ = [
     # data
     "sphere", "pair_at_angle", "circle",
 ]
+
+from .conv import avg_pool, conv, flatten, global_avg_pool  # noqa: E402  (images, lesson 03)
+
+__all__ += ["conv", "flatten", "global_avg_pool", "avg_pool"]

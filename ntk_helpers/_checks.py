@@ -39,7 +39,7 @@ def check_choice(name: str, value, allowed) -> str:
     return value
 
 
-def as_tensor(name: str, x, *, ndim: int | None = None) -> torch.Tensor:
+def as_tensor(name: str, x, *, ndim: int | tuple[int, ...] | None = None) -> torch.Tensor:
     """Convert ``x`` (tensor, array or nested list) to a finite float64 tensor with checks."""
     if isinstance(x, torch.Tensor):
         t = x.detach().to(DTYPE)
@@ -50,8 +50,11 @@ def as_tensor(name: str, x, *, ndim: int | None = None) -> torch.Tensor:
             raise TypeError(f"{name} must be numeric, got {type(x).__name__}") from err
     else:
         raise TypeError(f"{name} must be a torch.Tensor or numpy array, got {type(x).__name__}")
-    if ndim is not None and t.ndim != ndim:
-        raise ValueError(f"{name} must have {ndim} dimensions (n, features), got shape {tuple(t.shape)}")
+    allowed = (ndim,) if isinstance(ndim, int) else ndim
+    if ndim is not None and t.ndim not in allowed:
+        forms = {2: "2 dimensions (n, features)", 4: "4 dimensions (n, C, H, W)"}
+        wanted = " or ".join(forms.get(a, f"{a} dimensions") for a in allowed)
+        raise ValueError(f"{name} must have {wanted}, got shape {tuple(t.shape)}")
     if t.numel() == 0:
         raise ValueError(f"{name} is empty (shape {tuple(t.shape)})")
     if not torch.isfinite(t).all():
@@ -59,7 +62,7 @@ def as_tensor(name: str, x, *, ndim: int | None = None) -> torch.Tensor:
     return t
 
 
-def check_pair(x1, x2=None, *, ndim: int = 2) -> tuple[torch.Tensor, torch.Tensor | None]:
+def check_pair(x1, x2=None, *, ndim: int | tuple[int, ...] = 2) -> tuple[torch.Tensor, torch.Tensor | None]:
     """Validate a pair of input batches; ``x2=None`` means "the same as x1"."""
     t1 = as_tensor("x1", x1, ndim=ndim)
     if x2 is None:
@@ -70,3 +73,19 @@ def check_pair(x1, x2=None, *, ndim: int = 2) -> tuple[torch.Tensor, torch.Tenso
             f"x1 and x2 must have the same feature shape, got {tuple(t1.shape[1:])} and {tuple(t2.shape[1:])}"
         )
     return t1, t2
+
+
+def check_shape(name: str, value) -> tuple[int, ...]:
+    """An input shape: an int d (vectors) or a tuple such as (d,) or (C, H, W), all >= 1."""
+    shape = (value,) if isinstance(value, int) and not isinstance(value, bool) else value
+    if not isinstance(shape, tuple) or len(shape) not in (1, 3):
+        raise ValueError(f"{name} must be an int d, a tuple (d,) or an image shape (C, H, W), got {value!r}")
+    return tuple(check_int(name, s, minimum=1) for s in shape)
+
+
+def check_pair_of_ints(name: str, value, *, minimum: int) -> tuple[int, int]:
+    """An int or a (height, width) pair of ints, each >= minimum."""
+    pair = (value, value) if isinstance(value, int) and not isinstance(value, bool) else value
+    if not isinstance(pair, tuple) or len(pair) != 2:
+        raise TypeError(f"{name} must be an int or a pair (height, width) of ints, got {value!r}")
+    return tuple(check_int(name, v, minimum=minimum) for v in pair)

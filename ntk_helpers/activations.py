@@ -65,17 +65,26 @@ class Activation:
 
 
 def _abrelu_dual(a: float, b: float) -> Dual:
-    """Dual of ``a * min(x, 0) + b * max(x, 0)`` (ReLU: a=0, b=1; leaky ReLU: a=slope, b=1)."""
+    """Dual of ``a * min(x, 0) + b * max(x, 0)`` (ReLU: a=0, b=1; leaky ReLU: a=slope, b=1).
+
+    Written with in-place operations on fresh temporaries: image kernels call it on tensors of
+    millions of entries (lesson 03).
+    """
     jump = (a - b) ** 2 / (2 * math.pi)
     mean_slope_sq = (a * a + b * b) / 2
 
     def dual(var1, var2, cov):
-        r = (var1 * var2 - cov * cov).clamp_min(0).sqrt()
-        # arctan2(0, 0) would be 0; a unit with zero variance has no direction, use pi/2
-        # (the neural-tangents convention) so Edot is the uncorrelated value.
-        theta = torch.where((r == 0) & (cov == 0), torch.full_like(r, math.pi / 2), torch.atan2(r, cov))
-        e_dot = mean_slope_sq - jump * theta
-        return jump * r + e_dot * cov, e_dot
+        # r = sqrt(var1 var2 - cov^2): product and square rounded alike, so r is exactly 0 where an
+        # input meets itself (an FMA would leave ~1e-8 there)
+        prod = var1 * var2
+        r = (prod.sub_(cov * cov) if prod.shape == cov.shape else prod - cov * cov).clamp_min_(0).sqrt_()
+        theta = torch.atan2(r, cov)
+        if bool((var1 == 0).any()) or bool((var2 == 0).any()):
+            # a unit with zero variance has no direction: use pi/2, the neural-tangents convention,
+            # so that Edot takes its uncorrelated value
+            theta = torch.where((r == 0) & (cov == 0), torch.full_like(r, math.pi / 2), theta)
+        e_dot = torch.rsub(theta, mean_slope_sq, alpha=jump)      # (a^2+b^2)/2 - jump * theta
+        return r.mul_(jump).addcmul_(e_dot, cov), e_dot            # jump * r + Edot * cov
 
     return dual
 

@@ -32,13 +32,13 @@ class WidthSweep:
 
 def width_sweep(architecture: Layer, x, *, widths, seeds: int = 4) -> WidthSweep:
     """Empirical NTKs of ``architecture.network(width=w, seed=s)`` for each width and seed."""
-    x, _ = check_pair(x)
+    x, _ = check_pair(x, ndim=(2, 4))
     seeds = check_int("seeds", seeds, minimum=1)
     theta_inf = architecture.kernel(x).ntk
     scale = theta_inf.norm()
     errors, means = [], []
     for width in widths:
-        thetas = [empirical_ntk(architecture.network(x.shape[1], width=int(width), seed=s), x)
+        thetas = [empirical_ntk(architecture.network(tuple(x.shape[1:]), width=int(width), seed=s), x)
                   for s in range(seeds)]
         errors.append([float((t - theta_inf).norm() / scale) for t in thetas])
         means.append(torch.stack(thetas).mean(0))

@@ -1,9 +1,14 @@
 """The ``Kernel`` object: what an infinite-width layer maps to what.
 
 Conventions are those of neural-tangents' ``stax`` (Novak et al. 2020), so numbers can be compared:
-the input kernel is ``x . x' / d``; ``nngp`` is the covariance of one output unit over the random
-initialization; ``ntk`` is the neural tangent kernel of one output unit in the NTK
-parameterization. Both are float64 tensors of shape (n1, n2).
+the input kernel is ``x . x' / d`` (for images: per pixel pair, summed over channels / C);
+``nngp`` is the covariance of one output unit over the random initialization; ``ntk`` is the
+neural tangent kernel of one output unit in the NTK parameterization.
+
+Vectors and images share one object. With ``space = ()`` for vectors and ``space = (H, W)`` for
+images (torch layout (n, C, H, W)), a kernel holds *cross* tensors between x1 and x2 of shape
+(n1, n2, *space, *space) (one entry per pair of inputs and pair of pixels) and *self* tensors of
+each input with itself, (n, *space, *space); for vectors the self tensor is just the variance (n,).
 """
 
 from __future__ import annotations
@@ -17,14 +22,16 @@ Tensor = torch.Tensor
 
 @dataclass(frozen=True)
 class Kernel:
-    """Infinite-width NNGP and NTK of a layer's output on inputs x1 (n1 rows) and x2 (n2 rows).
+    """Infinite-width NNGP and NTK of a layer's output on inputs x1 (n1 of them) and x2 (n2).
 
     Attributes:
-        nngp: (n1, n2) covariance Sigma(x1_i, x2_j) of one unit at initialization.
-        ntk:  (n1, n2) neural tangent kernel Theta(x1_i, x2_j) of one unit.
-        var1: (n1,) Sigma(x1_i, x1_i), needed by the next activation (the "triple" of AUDIT App. B.1).
-        var2: (n2,) Sigma(x2_j, x2_j).
+        nngp: (n1, n2, *space, *space) covariance Sigma(x1_i, x2_j) of one unit (channel).
+        ntk:  (n1, n2, *space, *space) neural tangent kernel Theta(x1_i, x2_j).
+        var1: (n1, *space, *space) Sigma(x1_i, x1_i), the self covariance ((n1,) for vectors);
+              the next activation needs its diagonal (the "triple" of AUDIT App. B.1).
+        var2: (n2, *space, *space) Sigma(x2_j, x2_j).
         is_gram: True when x2 is x1 (then var2 is var1 and the matrices are symmetric).
+        ntk_is_zero: True for raw inputs (no parameters yet); lets the first layer skip work.
     """
 
     nngp: Tensor
@@ -32,28 +39,53 @@ class Kernel:
     var1: Tensor
     var2: Tensor
     is_gram: bool = False
+    ntk_is_zero: bool = False
 
     @classmethod
     def from_inputs(cls, x1: Tensor, x2: Tensor | None = None) -> "Kernel":
-        """The input "layer": ``nngp = x1 x2^T / d``, ``ntk = 0`` (inputs have no parameters)."""
-        d = x1.shape[1]
-        if x2 is None:
-            # Take the variances from the Gram matrix itself: then cov == var exactly on its
-            # diagonal and the angle there is exactly 0 (sqrt(var^2 - cov^2) would turn a
-            # rounding error of 1e-16 into an angle of 1e-8).
-            nngp = x1 @ x1.T / d                                     # (n1, n1)
-            var1 = var2 = torch.diagonal(nngp).clone()               # (n1,)
+        """The input "layer": ``nngp = x1 . x2 / d`` (per pixel pair for images), ``ntk = 0``."""
+        if x1.ndim == 2:
+            product = lambda a, b: a @ b.T / a.shape[1]                                   # (n1, n2)
+            self_product = lambda a: (a * a).sum(1) / a.shape[1]                          # (n,)
+            gram_diagonal = lambda k: torch.diagonal(k).clone()
         else:
-            nngp = x1 @ x2.T / d                                     # (n1, n2)
-            var1, var2 = (x1 * x1).sum(1) / d, (x2 * x2).sum(1) / d  # (n1,), (n2,)
-        return cls(nngp=nngp, ntk=torch.zeros_like(nngp), var1=var1, var2=var2, is_gram=x2 is None)
+            product = lambda a, b: torch.einsum("ichw,jcHW->ijhwHW", a, b) / a.shape[1]  # (n1, n2, H, W, H, W)
+            self_product = lambda a: torch.einsum("ichw,icHW->ihwHW", a, a) / a.shape[1]  # (n, H, W, H, W)
+            gram_diagonal = lambda k: torch.diagonal(k, dim1=0, dim2=1).movedim(-1, 0).clone()
+        if x2 is None:
+            # Take the self covariances from the Gram tensor itself: then cov == var exactly where
+            # an input meets itself, and the angle there is exactly 0 (sqrt(var^2 - cov^2) would
+            # turn a rounding error of 1e-16 into an angle of 1e-8).
+            nngp = product(x1, x1)
+            var1 = var2 = gram_diagonal(nngp)
+        else:
+            nngp = product(x1, x2)
+            var1, var2 = self_product(x1), self_product(x2)
+        return cls(nngp=nngp, ntk=torch.zeros_like(nngp), var1=var1, var2=var2, is_gram=x2 is None,
+                   ntk_is_zero=True)
 
     def replace(self, **changes) -> "Kernel":
+        """A copy with some fields changed; a new ``ntk`` is assumed nonzero unless said otherwise."""
+        if "ntk" in changes:
+            changes.setdefault("ntk_is_zero", False)
         return replace(self, **changes)
 
     @property
-    def shape(self) -> tuple[int, int]:
+    def space(self) -> tuple[int, ...]:
+        """() for vectors, (H, W) for images."""
+        return tuple(self.var1.shape[1:1 + (self.var1.ndim - 1) // 2])
+
+    @property
+    def shape(self) -> tuple[int, ...]:
         return tuple(self.nngp.shape)
+
+    def diagonal(self, which: int) -> Tensor:
+        """Self variances Sigma_pp(x, x) of every input and pixel: (n,) or (n, H, W)."""
+        var = self.var1 if which == 1 else self.var2
+        if var.ndim == 1:
+            return var
+        # (n, H, W, H, W) -> diagonal over (h, h') -> (n, W, W, H) -> over (w, w') -> (n, H, W)
+        return torch.diagonal(torch.diagonal(var, dim1=1, dim2=3), dim1=1, dim2=2)
 
     def is_finite(self) -> bool:
         return all(bool(torch.isfinite(t).all()) for t in (self.nngp, self.ntk, self.var1, self.var2))

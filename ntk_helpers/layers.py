@@ -4,7 +4,7 @@ In the spirit of neural-tangents' ``stax`` (Novak et al. 2020, "Neural Tangents:
 Infinite Neural Networks in Python"), each layer knows
 
 - ``transform(kernel)``: how its infinite-width limit maps the NNGP/NTK of its input, and
-- ``build(in_features, width, generator)``: the finite torch module it stands for,
+- ``build(in_shape, width, generator)``: the finite torch modules it stands for,
 
 and :func:`serial` composes both. Everything uses the NTK parameterization with neural-tangents'
 names: ``sigma_w`` is ``W_std``, ``sigma_b`` is ``b_std``.
@@ -26,53 +26,89 @@ import torch
 from torch import nn
 
 from . import activations as acts
-from ._checks import DTYPE, check_int, check_nonnegative, check_pair
+from ._checks import DTYPE, check_int, check_nonnegative, check_pair, check_shape
 from .kernel import Kernel
 from .modules import Elementwise, NTKDense, NTKSequential
 
 
 class Layer:
-    """Base class: subclasses implement ``transform`` and ``build``."""
+    """Base class: subclasses implement ``transform`` (kernel side) and ``build`` (network side)."""
 
     def transform(self, k: Kernel) -> Kernel:          # pragma: no cover - abstract
         raise NotImplementedError
 
-    def build(self, in_features: int, width: int, generator: torch.Generator,
-              dtype: torch.dtype) -> tuple[list[nn.Module], int]:  # pragma: no cover - abstract
+    def build(self, in_shape: tuple[int, ...], width: int, generator: torch.Generator,
+              dtype: torch.dtype) -> tuple[list[nn.Module], tuple[int, ...]]:  # pragma: no cover - abstract
+        """The torch modules for an input of shape ``in_shape`` (no batch axis), and their output shape."""
         raise NotImplementedError
 
     # -- the two public entry points -------------------------------------------------------
-    def kernel(self, x1, x2=None) -> Kernel:
-        """Infinite-width NNGP and NTK of this architecture on inputs ``x1`` (n1, d), ``x2`` (n2, d).
+    def kernel(self, x1, x2=None, *, block_size: int | None = None, progress: bool = False) -> Kernel:
+        """Infinite-width NNGP and NTK of this architecture on ``x1`` and ``x2``.
 
-        ``x2=None`` means ``x2 = x1``. Returns a :class:`~ntk_helpers.kernel.Kernel` whose ``nngp``
-        and ``ntk`` are float64 tensors of shape (n1, n2).
+        Inputs are vectors (n, d) or images (n, C, H, W); ``x2=None`` means ``x2 = x1``. Returns a
+        :class:`~ntk_helpers.kernel.Kernel`; after a readout ``nngp`` and ``ntk`` are float64
+        (n1, n2). Image kernels carry pixel-pair tensors of size n1 * n2 * (H W)^2 until the
+        readout: pass ``block_size`` to compute them ``block_size`` inputs at a time (bounded
+        memory), and ``progress=True`` for a progress bar.
         """
-        t1, t2 = check_pair(x1, x2)
-        return self.transform(Kernel.from_inputs(t1, t2))
+        t1, t2 = check_pair(x1, x2, ndim=(2, 4))
+        if block_size is None:
+            return self.transform(Kernel.from_inputs(t1, t2))
+        return _blocked(self.transform, t1, t2, check_int("block_size", block_size, minimum=1), progress)
 
     def network(self, in_shape, *, width: int, seed: int = 0, dtype: torch.dtype = DTYPE) -> NTKSequential:
         """The finite network in the NTK parameterization, with every weight and bias ~ N(0, 1).
 
         Args:
-            in_shape: the input dimension d (an int, or a 1-tuple ``(d,)``).
-            width: the hidden width used by every ``dense()`` whose ``out`` is None.
+            in_shape: the input shape without the batch axis: an int d or ``(d,)`` for vectors,
+                ``(C, H, W)`` for images.
+            width: the hidden width (channels for conv layers) of every layer whose ``out`` is None.
             seed: seeds a ``torch.Generator``; the same seed gives the same network.
             dtype: parameter dtype (float64 by default, so that empirical and analytic kernels
                 can be compared to 1e-10).
         """
-        if isinstance(in_shape, tuple) and len(in_shape) == 1:
-            in_shape = in_shape[0]
-        d = check_int("in_shape", in_shape, minimum=1)
+        shape = check_shape("in_shape", in_shape)
         width = check_int("width", width, minimum=1)
         seed = check_int("seed", seed, minimum=0)
         generator = torch.Generator().manual_seed(seed)
-        modules, _ = self.build(d, width, generator, dtype)
+        modules, _ = self.build(shape, width, generator, dtype)
         return NTKSequential(*modules)
 
     def __rshift__(self, other: "Layer") -> "Layer":
         """``a >> b`` is ``serial(a, b)``."""
         return serial(self, other)
+
+
+def _blocked(transform, x1, x2, block: int, progress: bool) -> Kernel:
+    """Evaluate ``transform`` on blocks of inputs and assemble the full kernel (Gram: upper blocks only)."""
+    x2_rows = x1 if x2 is None else x2
+    starts1, starts2 = range(0, x1.shape[0], block), range(0, x2_rows.shape[0], block)
+    jobs = [(i, j) for i in starts1 for j in starts2 if x2 is not None or j >= i]
+    if progress:
+        from tqdm.auto import tqdm
+        jobs = tqdm(jobs, desc="kernel blocks")
+    parts, var1, var2 = {}, {}, {}
+    for i, j in jobs:
+        a = x1[i:i + block]
+        k = transform(Kernel.from_inputs(a) if (x2 is None and i == j) else Kernel.from_inputs(a, x2_rows[j:j + block]))
+        parts[i, j] = k
+        var1.setdefault(i, k.var1)
+        var2.setdefault(j, k.var2)
+    if x2 is None:
+        for (i, j), k in list(parts.items()):
+            if i != j:
+                parts[j, i] = Kernel(_swap(k.nngp), _swap(k.ntk), k.var2, k.var1)
+        var2 = var1
+    rows = lambda name: torch.cat([torch.cat([getattr(parts[i, j], name) for j in starts2], 1) for i in starts1], 0)
+    return Kernel(nngp=rows("nngp"), ntk=rows("ntk"), var1=torch.cat([var1[i] for i in starts1]),
+                  var2=torch.cat([var2[j] for j in starts2]), is_gram=x2 is None)
+
+
+def _swap(t: torch.Tensor) -> torch.Tensor:
+    """Exchange the roles of x1 and x2 in a cross tensor (n1, n2, *space, *space)."""
+    space = (t.ndim - 2) // 2
+    return t.permute(1, 0, *range(2 + space, 2 + 2 * space), *range(2, 2 + space))
 
 
 @dataclass(frozen=True, repr=False)
@@ -85,17 +121,23 @@ class Dense(Layer):
     sigma_b: float
 
     def transform(self, k: Kernel) -> Kernel:
+        if k.space:
+            raise ValueError("dense() needs vector features (n, d); for images add flatten() or "
+                             "global_avg_pool() before it, or use conv()")
         w2, b2 = self.sigma_w ** 2, self.sigma_b ** 2
         nngp = w2 * k.nngp + b2
         var1 = w2 * k.var1 + b2
         var2 = var1 if k.is_gram else w2 * k.var2 + b2
         return k.replace(nngp=nngp, ntk=nngp + w2 * k.ntk, var1=var1, var2=var2)
 
-    def build(self, in_features, width, generator, dtype):
+    def build(self, in_shape, width, generator, dtype):
+        if len(in_shape) != 1:
+            raise ValueError(f"dense() needs vector features, got shape {in_shape}; add flatten() or "
+                             "global_avg_pool() before it")
         out = width if self.out is None else self.out
-        layer = NTKDense(in_features, out, sigma_w=self.sigma_w, sigma_b=self.sigma_b,
+        layer = NTKDense(in_shape[0], out, sigma_w=self.sigma_w, sigma_b=self.sigma_b,
                          generator=generator, dtype=dtype)
-        return [layer], out
+        return [layer], (out,)
 
     def __repr__(self) -> str:
         out = "width" if self.out is None else self.out
@@ -111,6 +153,24 @@ class ActivationLayer(Layer):
     activation: acts.Activation
 
     def transform(self, k: Kernel) -> Kernel:
+        if not k.space:
+            return self._transform_vectors(k)
+        flat = (1,) * len(k.space)
+        d1, d2 = k.diagonal(1), k.diagonal(2)                                     # (n1, H, W), (n2, H, W)
+        n1, n2 = d1.shape[0], d2.shape[0]
+        e, e_dot = self.activation.dual(d1.reshape(n1, 1, *k.space, *flat),       # cross: (n1, n2, H, W, H, W)
+                                        d2.reshape(1, n2, *flat, *k.space), k.nngp)
+        var1 = self._self_tensor(k.var1, d1)
+        var2 = var1 if k.is_gram else self._self_tensor(k.var2, d2)
+        ntk = k.ntk if k.ntk_is_zero else e_dot.mul_(k.ntk)
+        return k.replace(nngp=e, ntk=ntk, var1=var1, var2=var2, ntk_is_zero=k.ntk_is_zero)
+
+    def _self_tensor(self, var, diag):
+        flat = (1,) * (diag.ndim - 1)
+        n, space = diag.shape[0], diag.shape[1:]
+        return self.activation.dual(diag.reshape(n, *space, *flat), diag.reshape(n, *flat, *space), var)[0]
+
+    def _transform_vectors(self, k: Kernel) -> Kernel:
         if k.is_gram and not self.activation.has_closed_form:
             e, e_dot = self._symmetric_dual(k)                                          # half the quadrature
         else:
@@ -132,8 +192,8 @@ class ActivationLayer(Layer):
             out.append(full)
         return tuple(out)
 
-    def build(self, in_features, width, generator, dtype):
-        return [Elementwise(self.activation)], in_features
+    def build(self, in_shape, width, generator, dtype):
+        return [Elementwise(self.activation)], in_shape
 
     def __repr__(self) -> str:
         return self.activation.name
@@ -148,19 +208,20 @@ class Serial(Layer):
     def transform(self, k: Kernel) -> Kernel:
         for index, layer in enumerate(self.layers):
             k = layer.transform(k)
-            if not k.is_finite():
+            # Checking the (small) self covariances suffices: |Sigma(x, x')| <= sqrt(Sigma(x, x) Sigma(x', x')).
+            if not (torch.isfinite(k.var1).all() and torch.isfinite(k.var2).all()):
                 raise OverflowError(
                     f"the kernel left the float64 range after layer {index} ({layer!r}); "
                     "lower sigma_w or the depth"
                 )
         return k
 
-    def build(self, in_features, width, generator, dtype):
+    def build(self, in_shape, width, generator, dtype):
         modules = []
         for layer in self.layers:
-            new, in_features = layer.build(in_features, width, generator, dtype)
+            new, in_shape = layer.build(in_shape, width, generator, dtype)
             modules += new
-        return modules, in_features
+        return modules, in_shape
 
     def __repr__(self) -> str:
         return "serial(" + ", ".join(map(repr, self.layers)) + ")"

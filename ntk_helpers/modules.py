@@ -61,3 +61,50 @@ class Elementwise(nn.Module):
 
 class NTKSequential(nn.Sequential):
     """A network built by ``ntk_helpers``; ``empirical_ntk`` recognises it for its fast path."""
+
+
+class NTKConv2d(nn.Module):
+    """2-D convolution in the NTK parameterization, as neural-tangents' ``stax.Conv(..., W_std, b_std,
+    parameterization='ntk')``::
+
+        z = sigma_w / sqrt(C_in * kh * kw) * conv(pad(h), W) + sigma_b * b,    W, b ~ N(0, 1)
+
+    ``pads`` = ((top, bottom), (left, right)) and ``circular`` are applied explicitly with ``F.pad``,
+    so the analytic kernel (``ntk_helpers.spatial.conv_padding``) sees exactly the same padding.
+    """
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: tuple[int, int], *, stride, dilation,
+                 pads, circular: bool, sigma_w: float, sigma_b: float, generator: torch.Generator,
+                 dtype: torch.dtype = torch.float64):
+        super().__init__()
+        self.in_channels, self.out_channels, self.kernel_size = in_channels, out_channels, kernel_size
+        self.stride, self.dilation, self.pads, self.circular = stride, dilation, pads, circular
+        self.sigma_w, self.sigma_b = float(sigma_w), float(sigma_b)
+        self.weight = nn.Parameter(torch.randn(out_channels, in_channels, *kernel_size, generator=generator, dtype=dtype))
+        if sigma_b > 0:
+            self.bias = nn.Parameter(torch.randn(out_channels, generator=generator, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+
+    def forward(self, h: torch.Tensor) -> torch.Tensor:     # (n, C_in, H, W) -> (n, C_out, H', W')
+        (top, bottom), (left, right) = self.pads
+        if top or bottom or left or right:
+            h = nn.functional.pad(h, (left, right, top, bottom), mode="circular" if self.circular else "constant")
+        fan_in = self.in_channels * self.kernel_size[0] * self.kernel_size[1]
+        z = nn.functional.conv2d(h, self.weight, stride=self.stride, dilation=self.dilation)
+        z = z * (self.sigma_w / math.sqrt(fan_in))
+        if self.bias is not None:
+            z = z + self.sigma_b * self.bias[:, None, None]
+        return z
+
+    def extra_repr(self) -> str:
+        return (f"{self.in_channels} -> {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}, "
+                f"dilation={self.dilation}, pads={self.pads}, circular={self.circular}, "
+                f"sigma_w={self.sigma_w:g}, sigma_b={self.sigma_b:g}")
+
+
+class GlobalAvgPool(nn.Module):
+    """Mean over all pixel positions: (n, C, H, W) -> (n, C)."""
+
+    def forward(self, h: torch.Tensor) -> torch.Tensor:
+        return h.mean((-2, -1))

@@ -1,0 +1,125 @@
+"""Kernel-tensor operations for images: what conv, pooling and readouts do to pixel-pair covariances.
+
+Pair tensors have the spatial layout (..., H, W, H', W'): positions p = (h, w) of the first input
+and p' = (h', w') of the second (Arora et al. 2019; Novak et al. 2019; AUDIT §2(d)).
+
+- A convolution sums over filter offsets a *shared* by both positions (different offsets have
+  independent weights): ``Sigma'_{p,p'} = (1/|S|) sum_a Sigma_{p+a, p'+a}``. It factorizes over the
+  height pair (h, h') and the width pair (w, w'), so we apply a 1-D "diagonal convolution" to each.
+- Average pooling is a fixed linear map A applied to each position separately: ``K -> A K A^T``.
+- Flatten keeps the diagonal p = p' (mean over positions), global average pooling averages all pairs.
+"""
+
+from __future__ import annotations
+
+import torch
+
+Tensor = torch.Tensor
+
+PADDINGS = ("same", "valid", "circular")
+
+
+def conv_padding(size: int, kernel: int, dilation: int, padding: str) -> tuple[int, int]:
+    """(left, right) padding along one axis.
+
+    "same" and "circular" pad ``dilation*(kernel-1)`` in total, the left side getting the smaller
+    half: for odd kernels that is symmetric, like torch's ``nn.Conv2d(padding=kernel//2)``. With
+    stride 2 this differs from neural-tangents/XLA "SAME", which puts the extra padding on the right.
+    "valid" pads nothing.
+    """
+    if padding == "valid":
+        return 0, 0
+    total = dilation * (kernel - 1)
+    return total // 2, total - total // 2
+
+
+def conv_output_size(size: int, kernel: int, stride: int, dilation: int, pads: tuple[int, int]) -> int:
+    return (size + sum(pads) - dilation * (kernel - 1) - 1) // stride + 1
+
+
+def _pad_pair(t: Tensor, pads: tuple[int, int], circular: bool) -> Tensor:
+    """Pad the last two axes (a, a') of ``t`` by ``pads`` each (zeros, or wrapping around)."""
+    left, right = pads
+    if left == right == 0:
+        return t
+    size = t.shape[-1]
+    if circular:
+        index = torch.arange(-left, size + right) % size
+        return t[..., index, :][..., index]
+    return torch.nn.functional.pad(t, (left, right, left, right))
+
+
+def _diagonal_conv_axes(t: Tensor, axes: tuple[int, int], kernel: int, stride: int, dilation: int,
+                        pads: tuple[int, int], circular: bool, scale: float) -> Tensor:
+    """``out[i, i'] = scale * sum_t t_pad[s i + d t, s i' + d t]`` over the axis pair ``axes``."""
+    if stride == 1 and not circular and pads[0] + pads[1] == dilation * (kernel - 1):
+        return _diagonal_conv_same(t, axes, kernel, dilation, pads[0], scale)
+    t = t.movedim(axes, (-2, -1))
+    t = _pad_pair(t, pads, circular)
+    size = t.shape[-1]
+    out_size = (size - dilation * (kernel - 1) - 1) // stride + 1
+    span = stride * (out_size - 1) + 1
+    out = sum(t[..., dilation * j: dilation * j + span: stride, dilation * j: dilation * j + span: stride]
+              for j in range(kernel))
+    return out.mul_(scale).movedim((-2, -1), axes)
+
+
+def _diagonal_conv_same(t: Tensor, axes: tuple[int, int], kernel: int, dilation: int, left: int,
+                        scale: float) -> Tensor:
+    """Stride 1 with zero "same" padding, without padding copies: add shifted blocks in place.
+
+    Offset o = d t - left moves both positions by o; entries shifted in from outside are zero.
+    """
+    a, b = axes
+    size = t.shape[a]
+    offsets = [dilation * j - left for j in range(kernel)]
+    out = t * scale if 0 in offsets else torch.zeros_like(t)
+    for o in offsets:
+        n = size - abs(o)
+        if o == 0 or n <= 0:
+            continue
+        src, dst = max(o, 0), max(-o, 0)
+        out.narrow(a, dst, n).narrow(b, dst, n).add_(t.narrow(a, src, n).narrow(b, src, n), alpha=scale)
+    return out
+
+
+def conv_pairs(t: Tensor, kernel_size: tuple[int, int], stride: tuple[int, int], dilation: tuple[int, int],
+               padding: str, scale: float = 1.0) -> Tensor:
+    """``scale`` times the shared-offset average of a convolution, on a pair tensor (..., H, W, H', W').
+
+    Returns a new tensor (callers may modify it in place)."""
+    circular = padding == "circular"
+    height, width = t.shape[-4], t.shape[-3]
+    pads_h = conv_padding(height, kernel_size[0], dilation[0], padding)
+    pads_w = conv_padding(width, kernel_size[1], dilation[1], padding)
+    ndim = t.ndim
+    t = _diagonal_conv_axes(t, (ndim - 4, ndim - 2), kernel_size[0], stride[0], dilation[0], pads_h, circular,
+                            scale / (kernel_size[0] * kernel_size[1]))
+    return _diagonal_conv_axes(t, (ndim - 3, ndim - 1), kernel_size[1], stride[1], dilation[1], pads_w, circular, 1.0)
+
+
+def _pool_axis(t: Tensor, axis: int, window: int, stride: int) -> Tensor:
+    t = t.movedim(axis, -1)
+    out_size = (t.shape[-1] - window) // stride + 1
+    span = stride * (out_size - 1) + 1
+    out = sum(t[..., j: j + span: stride] for j in range(window)) / window
+    return out.movedim(-1, axis)
+
+
+def avg_pool_pairs(t: Tensor, window: tuple[int, int], stride: tuple[int, int]) -> Tensor:
+    """``K -> A K A^T``: average pooling (no padding) applied to both positions of a pair tensor."""
+    ndim = t.ndim
+    for axis, (w, s) in zip(range(ndim - 4, ndim), [(window[0], stride[0]), (window[1], stride[1])] * 2):
+        t = _pool_axis(t, axis, w, s)
+    return t
+
+
+def flatten_pairs(t: Tensor) -> Tensor:
+    """Mean over the diagonal p = p' of a pair tensor: (..., H, W, H, W) -> (...)."""
+    diagonal = torch.diagonal(torch.diagonal(t, dim1=-4, dim2=-2), dim1=-3, dim2=-2)   # (..., W, H)
+    return diagonal.mean((-2, -1))
+
+
+def global_average_pairs(t: Tensor) -> Tensor:
+    """Mean over all position pairs: (..., H, W, H, W) -> (...)."""
+    return t.mean((-4, -3, -2, -1))
