@@ -40,3 +40,13 @@ __all__ = [
 from .conv import avg_pool, conv, flatten, global_avg_pool  # noqa: E402  (images, lesson 03)
 
 __all__ += ["conv", "flatten", "global_avg_pool", "avg_pool"]
+
+from .monte_carlo import MonteCarloKernel, max_pool, monte_carlo_kernel  # noqa: E402
+from .normalization import batch_norm, layer_norm  # noqa: E402
+from .residual import residual  # noqa: E402
+
+__all__ += ["residual", "layer_norm", "batch_norm", "max_pool", "monte_carlo_kernel", "MonteCarloKernel"]
+from .parameterization import PARAMETERIZATIONS, ParameterizedMLP, parameterized_mlp  # noqa: E402
+from .training import TrainingRecord, train  # noqa: E402
+
+__all__ += ["parameterized_mlp", "ParameterizedMLP", "PARAMETERIZATIONS", "train", "TrainingRecord"]

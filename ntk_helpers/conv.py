@@ -47,6 +47,7 @@ class Conv(Layer):
     dilation: tuple[int, int]
     sigma_w: float
     sigma_b: float
+    produces_preactivations = True
 
     def _geometry(self, height: int, width: int):
         pads = [spatial.conv_padding(size, k, d, self.padding)

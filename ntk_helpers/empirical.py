@@ -19,6 +19,8 @@ This fixes seed 001's ``compute_ntk`` (AUDIT B39): the NTK differentiates with r
 
 from __future__ import annotations
 
+from typing import Mapping
+
 import torch
 from torch import nn
 from torch.func import functional_call, jacrev, vmap
@@ -26,11 +28,12 @@ from torch.func import functional_call, jacrev, vmap
 from ._checks import check_choice, check_int
 from .modules import Elementwise, NTKDense, NTKSequential
 
-METHODS = ("auto", "jacobian", "layerwise", "naive")
+METHODS = ("auto", "jacobian", "layerwise", "naive", "batch")
 
 
 def empirical_ntk(model: nn.Module, x1, x2=None, *, method: str = "auto",
-                  average_outputs: bool = False, memory_budget: int = 1 << 30) -> torch.Tensor:
+                  average_outputs: bool = False, memory_budget: int = 1 << 30,
+                  parameter_weights: Mapping[str, float] | None = None) -> torch.Tensor:
     """Empirical NTK of ``model`` between the batches ``x1`` (n1, ...) and ``x2`` (n2, ...).
 
     Args:
@@ -38,10 +41,14 @@ def empirical_ntk(model: nn.Module, x1, x2=None, *, method: str = "auto",
             evaluated one example at a time, so put batch-coupled layers (BatchNorm) in eval mode.
         x1, x2: input batches; ``x2=None`` means ``x2 = x1`` (the Gram matrix, computed once).
         method: "auto" (layerwise for the package's MLPs, jacobian otherwise), "jacobian",
-            "layerwise" or "naive".
+            "layerwise", "naive", or "batch": differentiate the model applied to the whole batch
+            ``x1`` at once (needed for batch-coupled layers such as batch norm; ``x2`` must be None).
         average_outputs: for k > 1 outputs, return the mean over the k diagonal blocks (n1, n2)
             instead of the full (n1, n2, k, k) tensor.
         memory_budget: bytes allowed for one chunk of Jacobians (jacobian method).
+        parameter_weights: optional weight per parameter name, giving
+            ``sum_p w_p df/dtheta_p df'/dtheta_p``: with per-layer learning rates as weights this is
+            the kernel that drives gradient descent (AUDIT App. B.4). Uses the jacobian method.
 
     Returns:
         (n1, n2) for a scalar output (k = 1); for k > 1 the (n1, n2, k, k) tensor
@@ -59,6 +66,13 @@ def empirical_ntk(model: nn.Module, x1, x2=None, *, method: str = "auto",
     x2 = None if x2 is None else _as_batch("x2", x2, dtype)
     if x2 is not None and x1.shape[1:] != x2.shape[1:]:
         raise ValueError(f"x1 and x2 must have the same feature shape, got {tuple(x1.shape[1:])} and {tuple(x2.shape[1:])}")
+    if parameter_weights is not None:
+        unknown = set(parameter_weights) - {n for n, _ in model.named_parameters()}
+        if unknown:
+            raise ValueError(f"parameter_weights names unknown parameters: {sorted(unknown)}")
+        if method not in ("auto", "jacobian"):
+            raise ValueError("parameter_weights works with method='jacobian' (or 'auto')")
+        method = "jacobian"
     if method == "auto":
         method = "layerwise" if _is_package_mlp(model) else "jacobian"
     if method == "layerwise":
@@ -67,7 +81,11 @@ def empirical_ntk(model: nn.Module, x1, x2=None, *, method: str = "auto",
                              "layers with a scalar readout; use method='jacobian' for other modules")
         theta = _layerwise(model, x1, x2)
     elif method == "jacobian":
-        theta = _jacobian(model, x1, x2, check_int("memory_budget", memory_budget, minimum=1))
+        theta = _jacobian(model, x1, x2, check_int("memory_budget", memory_budget, minimum=1), parameter_weights)
+    elif method == "batch":
+        if x2 is not None:
+            raise ValueError("method='batch' differentiates the model on the whole batch x1; pass x2=None")
+        theta = _batch(model, x1)
     else:
         theta = _naive(model, x1, x2)
     return _shape_output(theta, average_outputs)
@@ -94,8 +112,9 @@ def _shape_output(theta: torch.Tensor, average_outputs: bool) -> torch.Tensor:
 
 # -- jacobian: any module ------------------------------------------------------------------------
 
-def _jacobian(model, x1, x2, memory_budget):
+def _jacobian(model, x1, x2, memory_budget, weights=None):
     names = [n for n, p in model.named_parameters() if p.requires_grad]
+    scale = [1.0 if weights is None else float(weights.get(n, 1.0)) for n in names]
     params = {n: p.detach() for n, p in model.named_parameters() if p.requires_grad}
     frozen = {n: p.detach() for n, p in model.named_parameters() if not p.requires_grad}
     buffers = dict(model.named_buffers())
@@ -123,8 +142,25 @@ def _jacobian(model, x1, x2, memory_budget):
                 theta[i:i + chunk, j:j + chunk] = theta[j:j + chunk, i:i + chunk].transpose(0, 1).transpose(2, 3)
                 continue
             j2 = j1 if (x2 is None and j == i) else jacobians(xb[j:j + chunk])
-            theta[i:i + chunk, j:j + chunk] = sum(torch.einsum("aip,bjp->abij", a, b) for a, b in zip(j1, j2))
+            theta[i:i + chunk, j:j + chunk] = sum(w * torch.einsum("aip,bjp->abij", a, b)
+                                                  for w, a, b in zip(scale, j1, j2))
     return theta
+
+
+# -- batch: the whole batch at once (batch-coupled models) --------------------------------------
+
+def _batch(model, x):
+    params = {n: p.detach() for n, p in model.named_parameters() if p.requires_grad}
+    frozen = {n: p.detach() for n, p in model.named_parameters() if not p.requires_grad}
+    buffers = dict(model.named_buffers())
+    n = x.shape[0]
+
+    def f(p):                                           # the whole batch -> (n, k)
+        return functional_call(model, ({**p, **frozen}, buffers), (x,)).reshape(n, -1)
+
+    jac = jacrev(f)(params)                             # name -> (n, k, *shape)
+    return sum(torch.einsum("iap,jbp->ijab", j.reshape(n, j.shape[1], -1), j.reshape(n, j.shape[1], -1))
+               for j in jac.values())
 
 
 # -- layerwise: the package's MLPs ---------------------------------------------------------------

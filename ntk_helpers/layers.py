@@ -34,6 +34,11 @@ from .modules import Elementwise, NTKDense, NTKSequential
 class Layer:
     """Base class: subclasses implement ``transform`` (kernel side) and ``build`` (network side)."""
 
+    #: True for dense/conv: their outputs are zero-mean Gaussian at initialization.
+    produces_preactivations = False
+    #: True for layers whose kernel rule assumes zero-mean pre-activations as input (layer_norm).
+    needs_preactivations = False
+
     def transform(self, k: Kernel) -> Kernel:          # pragma: no cover - abstract
         raise NotImplementedError
 
@@ -119,6 +124,7 @@ class Dense(Layer):
     out: int | None
     sigma_w: float
     sigma_b: float
+    produces_preactivations = True
 
     def transform(self, k: Kernel) -> Kernel:
         if k.space:
@@ -285,6 +291,10 @@ def serial(*layers: Layer) -> Serial:
         if not isinstance(layer, Layer):
             raise TypeError(f"serial() takes layers such as dense() or relu(), got {layer!r}")
         flat += list(layer.layers) if isinstance(layer, Serial) else [layer]
+    for before, layer in zip([None] + flat, flat):
+        if layer.needs_preactivations and not (before is not None and before.produces_preactivations):
+            raise ValueError(f"{layer!r} must come right after dense() or conv() (its kernel rule assumes "
+                             f"zero-mean pre-activations), not after {before!r}")
     return Serial(tuple(flat))
 
 

@@ -108,3 +108,49 @@ class GlobalAvgPool(nn.Module):
 
     def forward(self, h: torch.Tensor) -> torch.Tensor:
         return h.mean((-2, -1))
+
+
+class ResidualBlock(nn.Module):
+    """``x + alpha * branch(x)``."""
+
+    def __init__(self, branch: nn.Module, alpha: float):
+        super().__init__()
+        self.branch, self.alpha = branch, float(alpha)
+
+    def forward(self, h: torch.Tensor) -> torch.Tensor:
+        return h + self.alpha * self.branch(h)
+
+    def extra_repr(self) -> str:
+        return f"alpha={self.alpha:g}"
+
+
+class FeatureNorm(nn.Module):
+    """Normalize over the feature (channel) axis 1 with statistics of each example (layer norm, no
+    affine parameters) or of the whole batch (batch norm with batch statistics), or with frozen
+    statistics mean 0, variance 1 (batch norm in eval mode at initialization)."""
+
+    def __init__(self, over: str, eps: float):
+        super().__init__()
+        self.over, self.eps = over, float(eps)
+
+    def forward(self, h: torch.Tensor) -> torch.Tensor:
+        if self.over == "frozen":
+            return h / math.sqrt(1 + self.eps)
+        dims = (1,) if self.over == "features" else (0,) + tuple(range(2, h.ndim))
+        mean = h.mean(dims, keepdim=True)
+        var = h.var(dims, unbiased=False, keepdim=True)
+        return (h - mean) / torch.sqrt(var + self.eps)
+
+    def extra_repr(self) -> str:
+        return f"over={self.over}, eps={self.eps:g}"
+
+
+class MaxPool(nn.Module):
+    """Max pooling over ``window`` with ``stride`` (no padding)."""
+
+    def __init__(self, window, stride):
+        super().__init__()
+        self.window, self.stride = window, stride
+
+    def forward(self, h: torch.Tensor) -> torch.Tensor:
+        return nn.functional.max_pool2d(h, self.window, self.stride)
