@@ -7,10 +7,10 @@ See README.md for the API list and the lessons in ``notebooks/`` for the ideas.
 
 from .activations import ACTIVATIONS, Activation
 from .convergence import WidthSweep, loglog_slope, width_sweep
-from .data import circle, pair_at_angle, sphere
+from .data import circle, digits, motif_sequences, pair_at_angle, sphere
 from .depth import (KernelsByDepth, chi1, correlation_map, correlation_trajectory,
                     mlp_kernels_by_depth, q_fixed_point)
-from . import plotting, widgets
+from . import plotting, spatial, widgets
 from .empirical import empirical_ntk, input_gradient_kernel
 from .kernel import Kernel
 from .layers import (ActivationLayer, Dense, Layer, Serial, dense, elementwise, erf, gelu, identity,
@@ -34,7 +34,7 @@ __all__ = [
     # lesson tools
     "plotting", "widgets",
     # data
-    "sphere", "pair_at_angle", "circle",
+    "sphere", "pair_at_angle", "circle", "digits", "motif_sequences",
 ]
 
 from .conv import avg_pool, conv, flatten, global_avg_pool  # noqa: E402  (images, lesson 03)
@@ -43,9 +43,9 @@ __all__ += ["conv", "flatten", "global_avg_pool", "avg_pool"]
 
 from .monte_carlo import MonteCarloKernel, max_pool, monte_carlo_kernel  # noqa: E402
 from .normalization import batch_norm, layer_norm  # noqa: E402
-from .residual import residual  # noqa: E402
+from .residual import resnet, residual  # noqa: E402
 
-__all__ += ["residual", "layer_norm", "batch_norm", "max_pool", "monte_carlo_kernel", "MonteCarloKernel"]
+__all__ += ["residual", "resnet", "layer_norm", "batch_norm", "max_pool", "monte_carlo_kernel", "MonteCarloKernel"]
 from .parameterization import PARAMETERIZATIONS, ParameterizedMLP, parameterized_mlp  # noqa: E402
 from .training import TrainingRecord, train  # noqa: E402
 

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 
 from torch import nn
 
-from ._checks import check_nonnegative
+from ._checks import check_int, check_nonnegative
 from .conv import Conv
 from .kernel import Kernel
-from .layers import Dense, Layer, Serial, serial
+from .layers import Dense, Layer, Serial, as_activation_layer, dense, serial
 from .modules import ResidualBlock
 
 
@@ -54,3 +54,17 @@ def residual(*branch: Layer, alpha: float = 1.0) -> Residual:
         raise ValueError("residual(): the branch must end with dense() or conv(), got "
                          f"{body.layers[-1]!r}; otherwise x and branch(x) are correlated")
     return Residual(body, check_nonnegative("alpha", alpha))
+
+
+def resnet(depth: int, activation="relu", *, alpha: float = 1.0, sigma_w: float = 2 ** 0.5,
+           sigma_b: float = 0.0, readout_sigma_w: float = 1.0) -> Serial:
+    """The residual MLP of lesson 04 / AUDIT §2(e)::
+
+        dense  ->  depth x residual(activation, dense, alpha=alpha)  ->  dense(1, sigma_w=readout_sigma_w)
+
+    Pass ``alpha=depth ** -0.5`` for the scaled ResNet whose NTK stays bounded as depth grows.
+    """
+    depth = check_int("depth", depth, minimum=1)
+    act = as_activation_layer(activation)
+    blocks = [residual(act, dense(sigma_w=sigma_w, sigma_b=sigma_b), alpha=alpha) for _ in range(depth)]
+    return serial(dense(sigma_w=sigma_w, sigma_b=sigma_b), *blocks, dense(1, sigma_w=readout_sigma_w))

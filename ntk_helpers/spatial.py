@@ -123,3 +123,12 @@ def flatten_pairs(t: Tensor) -> Tensor:
 def global_average_pairs(t: Tensor) -> Tensor:
     """Mean over all position pairs: (..., H, W, H, W) -> (...)."""
     return t.mean((-4, -3, -2, -1))
+
+
+def same_position_pairs_only(k):
+    """A copy of an image kernel with every pixel pair p != p' set to zero (lesson 03: flatten
+    readouts never look at them, so the kernel after flatten does not change)."""
+    height, width = k.space
+    mask = torch.eye(height * width, dtype=k.nngp.dtype).reshape(height, width, height, width)
+    return k.replace(nngp=k.nngp * mask, ntk=k.ntk * mask, var1=k.var1 * mask, var2=k.var2 * mask,
+                     ntk_is_zero=k.ntk_is_zero)

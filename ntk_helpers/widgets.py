@@ -17,8 +17,12 @@ _STYLE = {"description_width": "initial"}
 _LAYOUT = widgets.Layout(width="420px")
 
 
+def int_slider(name: str, value: int, *, min: int, max: int) -> widgets.IntSlider:
+    return widgets.IntSlider(value=value, min=min, max=max, description=name, style=_STYLE, layout=_LAYOUT)
+
+
 def depth_slider(value: int = 3, *, min: int = 1, max: int = 100) -> widgets.IntSlider:
-    return widgets.IntSlider(value=value, min=min, max=max, description="depth", style=_STYLE, layout=_LAYOUT)
+    return int_slider("depth", value, min=min, max=max)
 
 
 def width_slider(value: int = 256, *, options=(16, 32, 64, 128, 256, 512, 1024, 2048, 4096)) -> widgets.SelectionSlider:

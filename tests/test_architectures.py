@@ -14,6 +14,11 @@ def resnet(depth, alpha, sigma_w=math.sqrt(2), sigma_v=1.0):
     return nh.serial(nh.dense(sigma_w=sigma_w), *blocks, nh.dense(1, sigma_w=sigma_v))
 
 
+def test_resnet_constructor_is_the_same_architecture():
+    x = nh.sphere(4, 3, seed=2)
+    torch.testing.assert_close(nh.resnet(5, alpha=0.3).kernel(x).ntk, resnet(5, 0.3).kernel(x).ntk, rtol=0, atol=0)
+
+
 @pytest.mark.parametrize("depth", [1, 4, 16, 64])
 @pytest.mark.parametrize("alpha_of", [lambda L: 1.0, lambda L: L ** -0.5, lambda L: 1 / L],
                          ids=["alpha=1", "alpha=1/sqrt(L)", "alpha=1/L"])
