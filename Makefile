@@ -34,6 +34,7 @@ browser-deps:               ## Debian's Chromium for the real-browser widget tes
 
 benchmark: setup
 	$(BIN)/python benchmarks/bench_ntk.py
+	$(BIN)/python benchmarks/bench_cnn_kernel.py
 
 environment: setup          ## regenerate environment.yml from pyproject.toml
 	$(BIN)/p2c project --overwrite force

@@ -22,10 +22,10 @@
 # | **00 start here** | — | this map, notation, glossary |
 # | **01 NTK basics** | overview §2–3 | the definition, an empirical NTK, a broken recipe fixed, convergence with width |
 # | **02 MLP recursion** | 4.1 | the layer-by-layer recursion, kernel collapse done right, order and chaos |
-# | 03 CNN | 4.2 | locality, weight sharing, shift invariance needs pooling *(in preparation)* |
-# | 04 ResNet | 4.3 | branch scaling α = 1, 1/√L, 1/L *(in preparation)* |
-# | 05 normalization & parameterization | 4.4 | LayerNorm, BatchNorm, NTK vs μP *(in preparation)* |
-# | 06 activations | 4.5 | homogeneity, eigen-decay, spectral bias *(in preparation)* |
+# | **03 CNN** | 4.2 | pixel-pair kernels, shift invariance needs pooling, digits, stride/dilation, max vs average pooling |
+# | **04 ResNet** | 4.3 | branch scaling α = 1, 1/√L, 1/L: exponential vs bounded NTK |
+# | **05 normalization & parameterization** | 4.4 | layer norm, batch norm's batch coupling, NTK vs μP: lazy vs feature learning |
+# | **06 activations** | 4.5 | homogeneity, eigen-decay on circle and sphere, spectral bias, the parity pitfall |
 # | 07 training dynamics | overview §3 | the closed-form dynamics vs real training *(in preparation)* |
 # | 08 effective rank | overview §4 | what effective rank does and does not tell *(in preparation)* |
 #

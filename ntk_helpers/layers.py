@@ -98,6 +98,7 @@ def _blocked(transform, x1, x2, block: int, progress: bool) -> Kernel:
         a = x1[i:i + block]
         k = transform(Kernel.from_inputs(a) if (x2 is None and i == j) else Kernel.from_inputs(a, x2_rows[j:j + block]))
         parts[i, j] = k
+        _release_freed_memory()
         var1.setdefault(i, k.var1)
         var2.setdefault(j, k.var2)
     if x2 is None:
@@ -108,6 +109,26 @@ def _blocked(transform, x1, x2, block: int, progress: bool) -> Kernel:
     rows = lambda name: torch.cat([torch.cat([getattr(parts[i, j], name) for j in starts2], 1) for i in starts1], 0)
     return Kernel(nngp=rows("nngp"), ntk=rows("ntk"), var1=torch.cat([var1[i] for i in starts1]),
                   var2=torch.cat([var2[j] for j in starts2]), is_gram=x2 is None)
+
+
+def _release_freed_memory() -> None:
+    """Hand freed heap memory back to the OS (glibc only). Blocks of a few MB each are below glibc's
+    adaptive mmap threshold, and without this the process footprint creeps up block after block."""
+    if _LIBC is not None:
+        _LIBC.malloc_trim(0)
+
+
+def _load_libc():
+    try:
+        import ctypes
+        libc = ctypes.CDLL("libc.so.6")
+        libc.malloc_trim.argtypes = [ctypes.c_size_t]
+        return libc
+    except (OSError, AttributeError):
+        return None
+
+
+_LIBC = _load_libc()
 
 
 def _swap(t: torch.Tensor) -> torch.Tensor:
