@@ -50,3 +50,9 @@ from .parameterization import PARAMETERIZATIONS, ParameterizedMLP, parameterized
 from .training import TrainingRecord, train  # noqa: E402
 
 __all__ += ["parameterized_mlp", "ParameterizedMLP", "PARAMETERIZATIONS", "train", "TrainingRecord"]
+from .dynamics import EnsemblePrediction, Trajectory, ensemble_prediction, linearized_dynamics  # noqa: E402
+from .rank_law import (angle_distribution, dot_product_profile, effective_rank_finite,  # noqa: E402
+                       effective_rank_limit)
+
+__all__ += ["linearized_dynamics", "Trajectory", "ensemble_prediction", "EnsemblePrediction", "angle_distribution",
+            "dot_product_profile", "effective_rank_limit", "effective_rank_finite"]

@@ -23,10 +23,10 @@ class TrainingRecord:
     steps: torch.Tensor          # (R,) steps at which outputs were recorded
     loss: torch.Tensor           # (steps + 1,) training loss before each step and at the end
     outputs: torch.Tensor        # (R, n_eval) outputs on x_eval at the recorded steps
-    ntk_start: torch.Tensor      # (n, n) learning-rate-weighted NTK on the training inputs
-    ntk_end: torch.Tensor
-    features_start: torch.Tensor  # (n, n) feature kernel Phi Phi^T / m of the last hidden layer
-    features_end: torch.Tensor
+    ntk_start: torch.Tensor | None       # (n, n) learning-rate-weighted NTK on the training inputs
+    ntk_end: torch.Tensor | None
+    features_start: torch.Tensor | None  # (n, n) feature kernel Phi Phi^T / m of the last hidden layer
+    features_end: torch.Tensor | None
 
     @property
     def ntk_change(self) -> float:
@@ -49,11 +49,13 @@ def _lr_multipliers(model: nn.Module) -> dict[str, float]:
     return dict(getattr(model, "lr_multipliers", {}))
 
 
-def train(model: nn.Module, x, y, *, lr: float, steps: int, x_eval=None, record_every: int = 1) -> TrainingRecord:
+def train(model: nn.Module, x, y, *, lr: float, steps: int, x_eval=None, record_every: int = 1,
+          track_kernels: bool = True) -> TrainingRecord:
     """Train ``model`` in place by full-batch gradient descent on ``1/(2n) sum (f - y)^2``.
 
     Per-parameter learning rates are ``lr * model.lr_multipliers[name]`` when the model has them
-    (:class:`~ntk_helpers.parameterization.ParameterizedMLP`), else ``lr``.
+    (:class:`~ntk_helpers.parameterization.ParameterizedMLP`), else ``lr``. ``track_kernels=False``
+    skips the NTK and feature kernels at the start and end (their fields are then None).
     """
     dtype = next(model.parameters()).dtype
     x = as_tensor("x", x).to(dtype)
@@ -71,9 +73,11 @@ def train(model: nn.Module, x, y, *, lr: float, steps: int, x_eval=None, record_
     def snapshot():
         with torch.no_grad():
             phi = _features(model, x)
-            return empirical_ntk(model, x, parameter_weights=weights), phi @ phi.T / phi.shape[1]
+            uniform = all(w == 1.0 for w in weights.values())          # then the fast layerwise path applies
+            theta = empirical_ntk(model, x, parameter_weights=None if uniform else weights)
+            return theta, phi @ phi.T / phi.shape[1]
 
-    ntk_start, features_start = snapshot()
+    ntk_start, features_start = snapshot() if track_kernels else (None, None)
     losses, recorded_steps, outputs = [], [], []
     for step in range(steps + 1):
         if step % record_every == 0 or step == steps:
@@ -90,6 +94,6 @@ def train(model: nn.Module, x, y, *, lr: float, steps: int, x_eval=None, record_
                 p -= lr * weights[name] * g
         if not torch.isfinite(loss):
             raise FloatingPointError(f"training diverged at step {step} (loss {float(loss)}); lower lr")
-    ntk_end, features_end = snapshot()
+    ntk_end, features_end = snapshot() if track_kernels else (None, None)
     return TrainingRecord(torch.tensor(recorded_steps), torch.tensor(losses, dtype=torch.float64),
                           torch.stack(outputs), ntk_start, ntk_end, features_start, features_end)
