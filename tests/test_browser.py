@@ -85,8 +85,17 @@ def test_depth_slider_redraws_lesson_02(lab, tmp_path):
             page.set_default_timeout(120_000)
             page.goto(f"{lab}/lab/tree/02_mlp_recursion.ipynb?token={TOKEN}&reset")
             page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']")
-            page.click("#jp-MainMenu >> text=Run")
-            page.get_by_role("menuitem", name=re.compile(r"^Run All Cells")).click()
+            page.locator(".jp-Notebook .jp-Cell").first.click()           # give the notebook focus
+            first_prompt = page.locator(".jp-Notebook .jp-CodeCell .jp-InputPrompt").first
+            for attempt in range(3):                                       # a busy machine may swallow the click
+                page.click("#jp-MainMenu >> text=Run")
+                page.get_by_role("menuitem", name=re.compile(r"^Run All Cells")).click()
+                try:
+                    expect(first_prompt).not_to_have_text(re.compile(r"^\[ \]:$"), timeout=30_000)
+                    break
+                except AssertionError:
+                    if attempt == 2:
+                        raise
 
             readout = page.locator(".jp-OutputArea-output pre", has_text="at 90° NTK").first
             expect(readout).to_contain_text("depth 10, relu")
