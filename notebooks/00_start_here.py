@@ -26,8 +26,8 @@
 # | **04 ResNet** | 4.3 | branch scaling α = 1, 1/√L, 1/L: exponential vs bounded NTK |
 # | **05 normalization & parameterization** | 4.4 | layer norm, batch norm's batch coupling, NTK vs μP: lazy vs feature learning |
 # | **06 activations** | 4.5 | homogeneity, eigen-decay on circle and sphere, spectral bias, the parity pitfall |
-# | 07 training dynamics | overview §3 | the closed-form dynamics vs real training *(in preparation)* |
-# | 08 effective rank | overview §4 | what effective rank does and does not tell *(in preparation)* |
+# | **07 training dynamics** | overview §3 | the closed-form dynamics vs real gradient descent, lazy training, early stopping |
+# | **08 effective rank** | overview §4 | the $r_\infty$ law, what values near 1 mean, why it bounds nothing |
 #
 # Exercises 4.1–4.8 of the chapter come with automatic grading (see the README).
 
