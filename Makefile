@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg --nbval-cell-timeout=300
 
-.PHONY: setup lab test test-fast browser-deps benchmark environment notebooks clean
+.PHONY: setup lab test test-fast browser-deps benchmark environment notebooks exercises autograde clean
 
 setup: $(STAMP)
 
@@ -22,8 +22,8 @@ lab: setup
 test: setup browser-deps
 	$(BIN)/python -m pytest tests notebooks $(NBVAL)
 
-test-fast: setup            ## unit tests only, no notebooks, no browser
-	$(BIN)/python -m pytest tests -m "not browser"
+test-fast: setup            ## unit tests only: no notebooks, no browser, no grading pipeline
+	$(BIN)/python -m pytest tests -m "not browser and not grading"
 
 browser-deps:               ## Debian's Chromium for the real-browser widget test (never a downloaded browser)
 	@if [ ! -x /usr/bin/chromium ]; then \
@@ -41,6 +41,15 @@ environment: setup          ## regenerate environment.yml from pyproject.toml
 
 notebooks: setup            ## re-create every lesson .ipynb from its .py source and execute it
 	$(BIN)/python tools/build_notebooks.py
+
+exercises: setup           ## rebuild solutions/*.ipynb from their .py sources and regenerate exercises/
+	$(BIN)/python tools/build_notebooks.py solutions/chapter4/ex*.py
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/nbgrader generate_assignment chapter4 --force
+
+autograde: setup           ## grade grading/submitted/*/chapter4, export grades.csv, write feedback
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/nbgrader autograde chapter4 --force
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/nbgrader export
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/nbgrader generate_feedback chapter4 --force
 
 clean:
 	rm -rf $(VENV) build .pytest_cache

@@ -29,7 +29,18 @@
 # | **07 training dynamics** | overview §3 | the closed-form dynamics vs real gradient descent, lazy training, early stopping |
 # | **08 effective rank** | overview §4 | the $r_\infty$ law, what values near 1 mean, why it bounds nothing |
 #
-# Exercises 4.1–4.8 of the chapter come with automatic grading (see the README).
+# Exercises 4.1–4.8 of the chapter (automatically graded with nbgrader; the README explains how to submit):
+#
+# | exercise | file | lesson |
+# |---|---|---|
+# | 4.1 the role of $\dot\Sigma$, the identity activation | `exercises/chapter4/ex4_1_sigma_dot.ipynb` | 02 |
+# | 4.2 CNN shift symmetries | `exercises/chapter4/ex4_2_cnn_symmetry.ipynb` | 03 |
+# | 4.3 ResNet depth scaling | `exercises/chapter4/ex4_3_resnet_depth.ipynb` | 04 |
+# | 4.4 ReLU vs erf | `exercises/chapter4/ex4_4_relu_vs_erf.ipynb` | 06 |
+# | 4.5 how μP breaks the kernel limit | `exercises/chapter4/ex4_5_mup.ipynb` | 05 |
+# | 4.6 alternatives to max pooling | `exercises/chapter4/ex4_6_pooling.ipynb` | 03 |
+# | 4.7 collapse and effective rank of a 50-layer MLP | `exercises/chapter4/ex4_7_collapse_rank.ipynb` | 02, 08 |
+# | 4.8 activation and double descent | `exercises/chapter4/ex4_8_double_descent.ipynb` | 06 |
 
 # %% [markdown]
 # ## How to use the lessons

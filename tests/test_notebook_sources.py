@@ -7,8 +7,10 @@ import jupytext
 import nbformat
 import pytest
 
-NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = ROOT / "notebooks"
 SOURCES = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.py"))
+EXERCISE_SOURCES = sorted((ROOT / "solutions").glob("*/ex*.py"))
 
 
 def test_every_lesson_has_both_files():
@@ -16,11 +18,11 @@ def test_every_lesson_has_both_files():
     assert {p.stem for p in SOURCES} == {p.stem for p in NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")}
 
 
-@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
+@pytest.mark.parametrize("source", SOURCES + EXERCISE_SOURCES, ids=lambda p: p.stem)
 def test_notebook_cells_match_their_source(source):
     expected = jupytext.read(source)
     actual = nbformat.read(source.with_suffix(".ipynb"), as_version=4)
-    cells = lambda nb: [(c.cell_type, c.source.strip()) for c in nb.cells]
+    cells = lambda nb: [(c.cell_type, c.source.strip(), c.metadata.get("nbgrader")) for c in nb.cells]
     assert cells(actual) == cells(expected), f"run `python tools/build_notebooks.py {source.name}`"
 
 
