@@ -7,7 +7,8 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg --nbval-cell-timeout=300
 
-.PHONY: setup lab test test-fast browser-deps benchmark environment notebooks exercises autograde clean
+.PHONY: setup lab test test-fast browser-deps benchmark environment notebooks exercises autograde dashboard site clean
+LESSON ?= 02_mlp_recursion
 
 setup: $(STAMP)
 
@@ -50,6 +51,12 @@ autograde: setup           ## grade grading/submitted/*/chapter4, export grades.
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/nbgrader autograde chapter4 --force
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/nbgrader export
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/nbgrader generate_feedback chapter4 --force
+
+dashboard: setup           ## one lesson's widgets and plots without code (Voila): make dashboard LESSON=04_resnet
+	$(BIN)/voila notebooks/$(LESSON).ipynb --port=8866 --Voila.ip=127.0.0.1
+
+site: setup                ## static HTML of the executed lessons in build/site/
+	$(BIN)/python tools/build_site.py build/site
 
 clean:
 	rm -rf $(VENV) build .pytest_cache

@@ -1,10 +1,13 @@
 """One plotting style for every lesson: large fonts, a colour-blind-safe palette (Okabe & Ito 2008).
 
-Call ``use_style()`` once per notebook (``use_style(lecture=True)`` enlarges everything for a
-projector). Helpers draw the few plot types the lessons share.
+Call ``use_style()`` once per notebook; ``use_style(lecture=True)``, or the environment variable
+``NTK_LECTURE=1`` (e.g. ``NTK_LECTURE=1 make lab``), enlarges everything for a projector. Helpers
+draw the few plot types the lessons share.
 """
 
 from __future__ import annotations
+
+import os
 
 import matplotlib as mpl
 import matplotlib.pyplot as plt
@@ -14,8 +17,13 @@ import numpy as np
 PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000"]
 
 
-def use_style(lecture: bool = False) -> None:
-    """Apply the project's matplotlib style; ``lecture=True`` for projectors (bigger everything)."""
+def use_style(lecture: bool | None = None) -> None:
+    """Apply the project's matplotlib style; ``lecture=True`` for projectors (bigger everything).
+
+    ``lecture=None`` reads the environment variable ``NTK_LECTURE`` ("1" means lecture mode).
+    """
+    if lecture is None:
+        lecture = os.environ.get("NTK_LECTURE", "0") not in ("", "0", "false", "False")
     scale = 1.35 if lecture else 1.0
     mpl.rcParams.update({
         "figure.figsize": (6.4 * scale, 4.0 * scale),

@@ -25,12 +25,36 @@ ROOT = Path(__file__).resolve().parents[1]
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 
 
+def add_slide_metadata(nb) -> None:
+    """RISE slides: the title and every "##" section start a slide, "###" a sub-slide, plots appear as
+    fragments (one step each), everything else joins the current slide."""
+    for index, cell in enumerate(nb.cells):
+        text = cell.source.lstrip()
+        if cell.cell_type == "markdown" and (index == 0 or text.startswith("## ")):
+            kind = "slide"
+        elif cell.cell_type == "markdown" and text.startswith("### "):
+            kind = "subslide"
+        elif cell.cell_type == "code" and ("plt.show()" in text or "live_figure(" in text):
+            kind = "fragment"
+        else:
+            kind = "-"
+        cell.metadata["slideshow"] = {"slide_type": kind}
+
+
+def stable_ids(nb) -> None:
+    """Cell ids from the nbgrader grade_id or the position, so that rebuilding changes nothing."""
+    for index, cell in enumerate(nb.cells):
+        cell.id = cell.metadata.get("nbgrader", {}).get("grade_id") or f"cell-{index:03d}"
+
+
 def build(source: Path) -> float:
     nb = jupytext.read(source)
+    stable_ids(nb)
+    add_slide_metadata(nb)
     nb.metadata["kernelspec"] = KERNELSPEC
     nb.metadata["jupytext"] = {"formats": "ipynb,py:percent"}
     start = time.perf_counter()
-    NotebookClient(nb, timeout=300, kernel_name="python3",
+    NotebookClient(nb, timeout=300, kernel_name="python3", record_timing=False,
                    resources={"metadata": {"path": str(source.parent)}}).execute()
     elapsed = time.perf_counter() - start
     nbformat.write(nb, source.with_suffix(".ipynb"))
@@ -39,6 +63,7 @@ def build(source: Path) -> float:
 
 def build_exercise(source: Path) -> None:
     nb = jupytext.read(source)
+    stable_ids(nb)
     nb.metadata["kernelspec"] = KERNELSPEC
     nb.metadata["jupytext"] = {"formats": "ipynb,py:percent"}
     nbformat.write(nb, source.with_suffix(".ipynb"))
