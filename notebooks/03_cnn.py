@@ -147,12 +147,15 @@ motif_accuracy = {name: ntk_accuracy(net, x_train, x_test, y_train, y_test, flat
 print({name: round(acc, 3) for name, acc in motif_accuracy.items()})
 
 # %%
-fig, ax = plt.subplots(figsize=(5.5, 3.6))
-ax.bar(list(motif_accuracy), list(motif_accuracy.values()), color=nh.plotting.PALETTE[:3])
-ax.set_ylim(0.5, 1.0)
-ax.set_ylabel("test accuracy")
-ax.set_title("motif detection, 80 training signals")
-plt.show()
+def draw_accuracy(accuracy, title):
+    fig, ax = plt.subplots(figsize=(5.5, 3.6))
+    ax.bar(list(accuracy), list(accuracy.values()), color=nh.plotting.PALETTE[:len(accuracy)])
+    ax.set_ylim(0.5, 1.0)
+    ax.set_ylabel("test accuracy")
+    ax.set_title(title)
+    plt.show()
+
+draw_accuracy(motif_accuracy, "motif detection, 80 training signals")
 
 # %%
 assert motif_accuracy["CNN + GAP"] > motif_accuracy["CNN + flatten"] + 0.1
@@ -174,12 +177,7 @@ digit_accuracy = {name: ntk_accuracy(net, x_tr, x_te, y_tr, labels_te, flat) for
 print({name: round(acc, 3) for name, acc in digit_accuracy.items()})
 
 # %%
-fig, ax = plt.subplots(figsize=(5.5, 3.6))
-ax.bar(list(digit_accuracy), list(digit_accuracy.values()), color=nh.plotting.PALETTE[:3])
-ax.set_ylim(0.5, 1.0)
-ax.set_ylabel("test accuracy")
-ax.set_title("digits, 100 training images")
-plt.show()
+draw_accuracy(digit_accuracy, "digits, 100 training images")
 
 # %%
 assert digit_accuracy["CNN + GAP"] > max(digit_accuracy["MLP"], digit_accuracy["CNN + flatten"]) + 0.03

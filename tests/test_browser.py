@@ -6,6 +6,7 @@ plots, no code) and does the same. Uses /usr/bin/chromium; never downloads a bro
 Chromium the tests are skipped locally and FAIL under CI (CI=true), where `make test` installs it.
 """
 
+import contextlib
 import json
 import os
 import re
@@ -112,49 +113,45 @@ def _move_depth_slider_and_check(page, expect):
     assert plot.get_attribute("src") != before, "the plot did not change after the slider moved"
 
 
-def test_depth_slider_redraws_lesson_02(lab, tmp_path):
+@contextlib.contextmanager
+def _chromium_page():
+    """A page in headless Debian Chromium; Playwright's expect() waits up to two minutes."""
     from playwright.sync_api import expect, sync_playwright
 
     expect.set_options(timeout=120_000)
-
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=FLAGS)
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             page.set_default_timeout(120_000)
-            page.goto(f"{lab}/lab/tree/02_mlp_recursion.ipynb?token={TOKEN}&reset")
-            page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']")
-            page.locator(".jp-Notebook .jp-Cell").first.click()           # give the notebook focus
-            first_prompt = page.locator(".jp-Notebook .jp-CodeCell .jp-InputPrompt").first
-            for attempt in range(3):                                       # a busy machine may swallow the click
-                page.click("#jp-MainMenu >> text=Run")
-                page.get_by_role("menuitem", name=re.compile(r"^Run All Cells")).click()
-                try:
-                    expect(first_prompt).not_to_have_text(re.compile(r"^\[ \]:$"), timeout=30_000)
-                    break
-                except AssertionError:
-                    if attempt == 2:
-                        raise
-
-            page.screenshot(path=str(tmp_path / "before.png"))
-            _move_depth_slider_and_check(page, expect)
-            page.screenshot(path=str(tmp_path / "after.png"))
+            yield page, expect
         finally:
             browser.close()
+
+
+def test_depth_slider_redraws_lesson_02(lab, tmp_path):
+    with _chromium_page() as (page, expect):
+        page.goto(f"{lab}/lab/tree/02_mlp_recursion.ipynb?token={TOKEN}&reset")
+        page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']")
+        page.locator(".jp-Notebook .jp-Cell").first.click()           # give the notebook focus
+        first_prompt = page.locator(".jp-Notebook .jp-CodeCell .jp-InputPrompt").first
+        for attempt in range(3):                                       # a busy machine may swallow the click
+            page.click("#jp-MainMenu >> text=Run")
+            page.get_by_role("menuitem", name=re.compile(r"^Run All Cells")).click()
+            try:
+                expect(first_prompt).not_to_have_text(re.compile(r"^\[ \]:$"), timeout=30_000)
+                break
+            except AssertionError:
+                if attempt == 2:
+                    raise
+        page.screenshot(path=str(tmp_path / "before.png"))
+        _move_depth_slider_and_check(page, expect)
+        page.screenshot(path=str(tmp_path / "after.png"))
 
 
 def test_voila_dashboard_of_lesson_02_redraws(dashboard, tmp_path):
-    from playwright.sync_api import expect, sync_playwright
-
-    expect.set_options(timeout=120_000)
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=FLAGS)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.set_default_timeout(120_000)
-            page.goto(dashboard)
-            _move_depth_slider_and_check(page, expect)
-            assert "def draw_collapse" not in page.content(), "a dashboard shows no code"
-            page.screenshot(path=str(tmp_path / "voila.png"), full_page=True)
-        finally:
-            browser.close()
+    with _chromium_page() as (page, expect):
+        page.goto(dashboard)
+        _move_depth_slider_and_check(page, expect)
+        assert "def draw_collapse" not in page.content(), "a dashboard shows no code"
+        page.screenshot(path=str(tmp_path / "voila.png"), full_page=True)
