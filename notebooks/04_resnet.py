@@ -181,7 +181,7 @@ def draw_resnet(depth, scaling, activation):
 
 # %% tags=["nbval-ignore-output"]
 nh.widgets.live_figure(draw_resnet, depth=nh.widgets.depth_slider(16, max=200),
-                       scaling=nh.widgets.activation_dropdown("α = 1/√L", options=list(scalings)),
+                       scaling=nh.widgets.dropdown("scaling", "α = 1/√L", options=list(scalings)),
                        activation=nh.widgets.activation_dropdown("relu", options=["relu", "erf", "gelu", "tanh"]))
 
 # %% [markdown]

@@ -208,7 +208,7 @@ def draw_training(parameterization, width):
 
 # %% tags=["nbval-ignore-output"]
 nh.widgets.live_figure(draw_training,
-                       parameterization=nh.widgets.activation_dropdown("ntk", options=["ntk", "mup", "standard"]),
+                       parameterization=nh.widgets.dropdown("parameterization", "ntk", options=["ntk", "mup", "standard"]),
                        width=nh.widgets.width_slider(1024, options=(64, 256, 1024, 4096)))
 
 # %% [markdown]

@@ -29,8 +29,12 @@ def width_slider(value: int = 256, *, options=(16, 32, 64, 128, 256, 512, 1024, 
     return widgets.SelectionSlider(value=value, options=list(options), description="width", style=_STYLE, layout=_LAYOUT)
 
 
+def dropdown(name: str, value: str, *, options) -> widgets.Dropdown:
+    return widgets.Dropdown(value=value, options=list(options), description=name, style=_STYLE)
+
+
 def activation_dropdown(value: str = "relu", *, options=tuple(ACTIVATIONS)) -> widgets.Dropdown:
-    return widgets.Dropdown(value=value, options=list(options), description="activation", style=_STYLE)
+    return dropdown("activation", value, options=options)
 
 
 def sigma_slider(name: str, value: float, *, min: float = 0.0, max: float = 3.0, step: float = 0.05) -> widgets.FloatSlider:
