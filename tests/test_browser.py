@@ -1,9 +1,10 @@
 """A real browser: JupyterLab and Voilà on 127.0.0.1, Debian's Chromium driven by Playwright.
 
 Opens lesson 02 in JupyterLab, runs all cells, moves the depth slider and checks that the widget's
-output (text and plot) changed; then serves the same lesson as a Voilà dashboard (widgets and
-plots, no code) and does the same. Uses /usr/bin/chromium; never downloads a browser. Without
-Chromium the tests are skipped locally and FAIL under CI (CI=true), where `make test` installs it.
+output (text and plot) changed; serves the same lesson as a Voilà dashboard (widgets and plots, no
+code) and does the same; opens it as a RISE slideshow. Uses /usr/bin/chromium; never downloads a
+browser. Without Chromium the tests are skipped locally and FAIL under CI (CI=true), where
+`make test` installs it.
 """
 
 import contextlib
@@ -155,3 +156,12 @@ def test_voila_dashboard_of_lesson_02_redraws(dashboard, tmp_path):
         _move_depth_slider_and_check(page, expect)
         assert "def draw_collapse" not in page.content(), "a dashboard shows no code"
         page.screenshot(path=str(tmp_path / "voila.png"), full_page=True)
+
+
+def test_lesson_02_renders_as_a_rise_slideshow(lab):
+    with _chromium_page() as (page, expect):
+        page.goto(f"{lab}/rise/02_mlp_recursion.ipynb?token={TOKEN}")
+        slides = page.locator(".reveal .slides section")
+        expect(slides.first).to_be_attached()
+        expect(page.locator(".reveal .slides")).to_contain_text("02 · The MLP recursion")
+        assert slides.count() >= 5, f"only {slides.count()} slides"
