@@ -186,10 +186,14 @@ def draw_dynamics(width, learning_rate, steps):
     model = arch.network(2, width=width, seed=0)
     with torch.no_grad():
         f0_train, f0_test = model(x_train)[:, 0], model(x_test)[:, 0]
+    try:                                     # too large a step makes gradient descent diverge: say so
+        formula = nh.linearized_dynamics(ntk_train, y_train, steps, lr=learning_rate, ntk_test_train=ntk_test,
+                                         f0_train=f0_train, f0_test=f0_test, discrete=True)
+    except ValueError as error:
+        print(f"learning rate {learning_rate:.2f}: {error}")
+        return
     record = nh.train(model, x_train, y_train, lr=learning_rate, steps=steps, x_eval=x_test, record_every=max(steps, 1),
                       track_kernels=False)
-    formula = nh.linearized_dynamics(ntk_train, y_train, steps, lr=learning_rate, ntk_test_train=ntk_test,
-                                     f0_train=f0_train, f0_test=f0_test, discrete=True)
     fig, ax = plt.subplots()
     ax.plot(angles_test, formula.test[0], label="closed form")
     ax.plot(angles_test, record.outputs[-1], "--", label=f"network, width {width}")
