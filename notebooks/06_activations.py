@@ -69,10 +69,9 @@ assert all(np.abs(np.log(ratio[name])).max() > 1e-2 for name in ["ReLU, σ_b = 0
 # Basri et al. 2019). We get them from one FFT of the kernel between one point and 2048 points around the circle.
 
 # %%
-angles, circle = nh.circle(2048)                           # (2048,), (2048, 2) with |x|² = d
-
-def circle_spectrum(net):
-    row = net.kernel(circle[:1], circle).ntk[0]              # κ(cos θ) at 2048 angles
+def circle_spectrum(net, points=2048):
+    _, circle = nh.circle(points)                            # (points, 2) with |x|² = d
+    row = net.kernel(circle[:1], circle).ntk[0]              # κ(cos θ) at equally spaced angles
     return (torch.fft.rfft(row).real / row.numel()).numpy()  # μ_0, μ_1, ...
 
 spectra = {"ReLU": circle_spectrum(nh.mlp(1, "relu")),
@@ -206,7 +205,7 @@ assert odd_error > 1 and biased_error < 0.05
 
 # %%
 def draw_spectrum(activation, depth, sigma_b):
-    mu = circle_spectrum(nh.mlp(depth, activation, sigma_w=1.4, sigma_b=sigma_b))
+    mu = circle_spectrum(nh.mlp(depth, activation, sigma_w=1.4, sigma_b=sigma_b), points=512)
     k = np.arange(1, 100)
     fig, ax = plt.subplots()
     for parity, marker in [(0, "o"), (1, "o")]:
