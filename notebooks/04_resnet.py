@@ -169,15 +169,13 @@ angles = torch.linspace(0, math.pi, 61, dtype=torch.float64)
 circle = torch.stack([angles.cos(), angles.sin()], 1) * math.sqrt(2)
 
 def draw_resnet(depth, scaling, activation):
-    alpha = scalings[scaling](depth)
     fig, ax = plt.subplots()
-    for L, style in [(1, dict(alpha=0.3)), (depth, {})]:
+    for L, style in [(1, dict(alpha=0.3)), (depth, {})]:          # the loop ends with k at the chosen depth
         k = nh.resnet(L, activation, alpha=scalings[scaling](L)).kernel(circle[:1], circle).ntk[0]
         ax.plot(torch.rad2deg(angles), k / k[0], color=nh.plotting.PALETTE[0], **style)
     ax.set_ylim(-0.2, 1.05)
     ax.set_xlabel("angle between inputs (degrees)")
     ax.set_ylabel("normalized NTK")
-    k = nh.resnet(depth, activation, alpha=alpha).kernel(circle[:1], circle).ntk[0]
     print(f"L = {depth}, {scaling}, {activation}: Θ(x,x) = {float(k[0]):.4g}, at 90° {float(k[30] / k[0]):.3f}")
 
 # %% tags=["nbval-ignore-output"]

@@ -30,7 +30,6 @@ import torch
 
 from . import quadrature
 
-
 Tensor = torch.Tensor
 Dual = Callable[[Tensor, Tensor, Tensor], tuple[Tensor, Tensor]]
 

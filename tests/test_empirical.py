@@ -66,7 +66,6 @@ def test_vector_outputs_full_block_and_average(x, x_other):
     full = nh.empirical_ntk(model, x, x_other)
     assert full.shape == (8, 6, 3, 3)
     for a in range(3):                         # each output's NTK vs the naive loop on that output
-        head = nn.Sequential(model, nn.Identity())
         single = _OneOutput(model, a)
         torch.testing.assert_close(full[:, :, a, a], naive_loop(single, x, x_other), rtol=1e-10, atol=1e-10)
     torch.testing.assert_close(full, nh.empirical_ntk(model, x, x_other, method="naive"), rtol=1e-10, atol=1e-10)
