@@ -58,18 +58,30 @@ def loglog_fit(ax, x, y, *, label: str, guide_slope: float | None = None, color=
     return slope
 
 
-def heatmap(ax, matrix, *, title: str, symmetric: bool = False, colorbar: bool = True):
-    """A kernel matrix as an image (``symmetric=True`` centres the colour scale at 0)."""
+def heatmap(ax, matrix, *, title: str, xlabel: str | None = None, ylabel: str | None = None,
+            vmin: float | None = None, vmax: float | None = None, symmetric: bool = False, colorbar: bool = True,
+            colorbar_label: str | None = None):
+    """A kernel matrix as an image.
+
+    Pass ``vmin``/``vmax`` to keep one colour scale across slider redraws (otherwise each redraw rescales
+    and the same colour means different values). ``symmetric=True`` centres the colour scale at 0
+    (``vmax`` defaults to the largest absolute entry).
+    """
     m = np.asarray(matrix, dtype=float)
-    kwargs = {}
+    kwargs = {"vmin": vmin, "vmax": vmax}
     if symmetric:
-        v = np.abs(m).max()
+        v = vmax if vmax is not None else np.abs(m).max()
         kwargs = {"cmap": "RdBu_r", "vmin": -v, "vmax": v}
     im = ax.imshow(m, **kwargs)
     ax.set_title(title)
-    ax.set_xticks([])
-    ax.set_yticks([])
+    if xlabel is None and ylabel is None:
+        ax.set_xticks([])
+        ax.set_yticks([])
+    if xlabel is not None:
+        ax.set_xlabel(xlabel)
+    if ylabel is not None:
+        ax.set_ylabel(ylabel)
     ax.grid(False)
     if colorbar:
-        plt.colorbar(im, ax=ax, shrink=0.8)
+        plt.colorbar(im, ax=ax, shrink=0.8, label=colorbar_label)
     return im

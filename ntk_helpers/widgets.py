@@ -55,4 +55,12 @@ def live_figure(draw: Callable[..., None], **controls) -> widgets.VBox:
 
     output = widgets.interactive_output(redraw, controls)
     row = widgets.HBox(list(controls.values()), layout=widgets.Layout(flex_flow="row wrap"))
-    return widgets.VBox([row, output])
+    return LiveFigure([row, output])
+
+
+class LiveFigure(widgets.VBox):
+    """The box :func:`live_figure` returns. Where no widget can be drawn (a notebook opened before its cells
+    ran, a plain-text viewer), it reads as one line that says what to do, instead of a ``VBox(children=…)``."""
+
+    def __repr__(self) -> str:
+        return "Sliders: run the cells above (Run → Run All Cells) to use them."

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import sys
 import time
+import tomllib
 from pathlib import Path
 
 import jupytext
@@ -23,6 +24,9 @@ from nbclient import NotebookClient
 
 ROOT = Path(__file__).resolve().parents[1]
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+#: The lessons' pairing settings, as JupyterLab reads them (notebooks/jupytext.toml): stored in each lesson too, so
+#: that opening and saving a lesson in JupyterLab rewrites neither file.
+JUPYTEXT = tomllib.loads((ROOT / "notebooks" / "jupytext.toml").read_text())
 
 
 def add_slide_metadata(nb) -> None:
@@ -52,7 +56,7 @@ def build(source: Path) -> float:
     stable_ids(nb)
     add_slide_metadata(nb)
     nb.metadata["kernelspec"] = KERNELSPEC
-    nb.metadata["jupytext"] = {"formats": "ipynb,py:percent"}
+    nb.metadata["jupytext"] = dict(JUPYTEXT)
     start = time.perf_counter()
     NotebookClient(nb, timeout=300, kernel_name="python3", record_timing=False,
                    resources={"metadata": {"path": str(source.parent)}}).execute()
@@ -65,7 +69,7 @@ def build_exercise(source: Path) -> None:
     nb = jupytext.read(source)
     stable_ids(nb)
     nb.metadata["kernelspec"] = KERNELSPEC
-    nb.metadata["jupytext"] = {"formats": "ipynb,py:percent"}
+    nb.metadata.pop("jupytext", None)   # no pairing: the released copy must not write a .py next to a student's work
     nbformat.write(nb, source.with_suffix(".ipynb"))
 
 
