@@ -11,36 +11,38 @@
 # > **The text says:** …  
 # > **What is true:** … (and a cell that checks it with an `assert`)
 #
+# Every error of the two texts, with the lesson that shows it, is listed in [ERRATA.md](../ERRATA.md).
+#
 # **You need:** Python, a little linear algebra (eigenvalues, Gram matrices) and the idea of
 # gradient descent. No JAX: everything is plain PyTorch.
 
 # %% [markdown]
 # ## The lessons
 #
-# | notebook | book section | what you will see |
+# | lesson | book section | what you will see |
 # |---|---|---|
-# | **00 start here** | — | this map, notation, glossary |
-# | **01 NTK basics** | overview §2–3 | the definition, an empirical NTK, a broken recipe fixed, convergence with width |
-# | **02 MLP recursion** | 4.1 | the layer-by-layer recursion, kernel collapse done right, order and chaos |
-# | **03 CNN** | 4.2 | pixel-pair kernels, shift invariance needs pooling, digits, stride/dilation, max vs average pooling |
-# | **04 ResNet** | 4.3 | branch scaling α = 1, 1/√L, 1/L: exponential vs bounded NTK |
-# | **05 normalization & parameterization** | 4.4 | layer norm, batch norm's batch coupling, NTK vs μP: lazy vs feature learning |
-# | **06 activations** | 4.5 | homogeneity, eigen-decay on circle and sphere, spectral bias, the parity pitfall |
-# | **07 training dynamics** | overview §3 | the closed-form dynamics vs real gradient descent, lazy training, early stopping |
-# | **08 effective rank** | overview §4 | the $r_\infty$ law, what values near 1 mean, why it bounds nothing |
+# | [00 start here](00_start_here.ipynb) | — | this map, notation, glossary |
+# | [01 NTK basics](01_ntk_basics.ipynb) | overview §2–3 | the definition, two broken recipes, convergence: spread ~ $m^{-1/2}$, bias ~ $1/m$ |
+# | [02 MLP recursion](02_mlp_recursion.ipynb) | 4.1 | the layer-by-layer recursion, kernel collapse done right, order and chaos |
+# | [03 CNN](03_cnn.ipynb) | 4.2 | pixel-pair kernels, shift invariance needs pooling, digits, stride/dilation, max vs average pooling |
+# | [04 ResNet](04_resnet.ipynb) | 4.3 | branch scaling α = 1, 1/√L, 1/L: exponential vs bounded NTK |
+# | [05 normalization & parameterization](05_normalization_parameterization.ipynb) | 4.4 | layer norm, batch norm's batch coupling, NTK vs μP: lazy vs feature learning |
+# | [06 activations](06_activations.ipynb) | 4.5 | homogeneity, eigen-decay on circle and sphere, spectral bias, the parity pitfall |
+# | [07 training dynamics](07_training_dynamics.ipynb) | overview §3 | the closed-form dynamics vs real gradient descent, lazy training, early stopping |
+# | [08 effective rank](08_effective_rank.ipynb) | overview §4 | the $r_\infty$ law, what values near 1 mean, why it bounds nothing |
 #
 # Exercises 4.1–4.8 of the chapter (automatically graded with nbgrader; the README explains how to submit):
 #
-# | exercise | file | lesson |
+# | exercise | student notebook | lesson |
 # |---|---|---|
-# | 4.1 the role of $\dot\Sigma$, the identity activation | `exercises/chapter4/ex4_1_sigma_dot.ipynb` | 02 |
-# | 4.2 CNN shift symmetries | `exercises/chapter4/ex4_2_cnn_symmetry.ipynb` | 03 |
-# | 4.3 ResNet depth scaling | `exercises/chapter4/ex4_3_resnet_depth.ipynb` | 04 |
-# | 4.4 ReLU vs erf | `exercises/chapter4/ex4_4_relu_vs_erf.ipynb` | 06 |
-# | 4.5 how μP breaks the kernel limit | `exercises/chapter4/ex4_5_mup.ipynb` | 05 |
-# | 4.6 alternatives to max pooling | `exercises/chapter4/ex4_6_pooling.ipynb` | 03 |
-# | 4.7 collapse and effective rank of a 50-layer MLP | `exercises/chapter4/ex4_7_collapse_rank.ipynb` | 02, 08 |
-# | 4.8 activation and double descent | `exercises/chapter4/ex4_8_double_descent.ipynb` | 06 |
+# | 4.1 the role of $\dot\Sigma$, the identity activation | [ex4_1_sigma_dot](../exercises/chapter4/ex4_1_sigma_dot.ipynb) | 02 |
+# | 4.2 CNN shift symmetries | [ex4_2_cnn_symmetry](../exercises/chapter4/ex4_2_cnn_symmetry.ipynb) | 03 |
+# | 4.3 ResNet depth scaling | [ex4_3_resnet_depth](../exercises/chapter4/ex4_3_resnet_depth.ipynb) | 04 |
+# | 4.4 ReLU vs erf | [ex4_4_relu_vs_erf](../exercises/chapter4/ex4_4_relu_vs_erf.ipynb) | 06 |
+# | 4.5 how μP breaks the kernel limit | [ex4_5_mup](../exercises/chapter4/ex4_5_mup.ipynb) | 05 |
+# | 4.6 alternatives to max pooling | [ex4_6_pooling](../exercises/chapter4/ex4_6_pooling.ipynb) | 03 |
+# | 4.7 collapse and effective rank of a 50-layer MLP | [ex4_7_collapse_rank](../exercises/chapter4/ex4_7_collapse_rank.ipynb) | 02, 08 |
+# | 4.8 activation and double descent | [ex4_8_double_descent](../exercises/chapter4/ex4_8_double_descent.ipynb) | 06 |
 
 # %% [markdown]
 # ## How to use the lessons
@@ -69,7 +71,8 @@
 # | $r_\text{eff}$ | `effective_rank` | $\operatorname{tr}(K)^2/\lVert K\rVert_F^2$ |
 #
 # All networks use the **NTK parameterization**: $z = \frac{\sigma_w}{\sqrt{\text{fan-in}}} W h + \sigma_b b$
-# with every entry of $W, b$ drawn from $\mathcal N(0,1)$.
+# with every entry of $W, b$ drawn from $\mathcal N(0,1)$ (lesson 05 compares it with the standard
+# parameterization and μP).
 
 # %% [markdown]
 # ## Glossary · 术语表
@@ -78,7 +81,7 @@
 # |---|---|---|
 # | neural tangent kernel (NTK) | 神经正切核 | inner product of parameter gradients: $\Theta(x,x') = \nabla_\theta f(x)\cdot\nabla_\theta f(x')$ |
 # | NNGP kernel | 神经网络高斯过程核 | covariance of the network output over random initializations |
-# | infinite-width limit | 无限宽极限 | width → ∞: the NTK becomes deterministic and stays fixed during training |
+# | infinite-width limit | 无限宽极限 | width → ∞: the NTK becomes deterministic and, under the conditions below, stays fixed during training |
 # | NTK parameterization | NTK 参数化 | weights $\mathcal N(0,1)$, scaled by $\sigma_w/\sqrt{\text{fan-in}}$ in the forward pass |
 # | dual activation | 对偶激活（核）函数 | how an activation maps the Gaussian covariance: $E$ and $\dot E$ |
 # | kernel collapse | 核退化 | deep kernels forget the angle between inputs |
@@ -88,6 +91,13 @@
 # | feature learning | 特征学习 | hidden representations change by $O(1)$ (e.g. under μP) |
 # | global average pooling | 全局平均池化 | average over all pixel positions |
 # | kernel regression | 核回归 | predict with $K_{*X} K_{XX}^{-1} y$ |
+#
+# **When does the NTK stay fixed during training?** In the infinite-width limit, under conditions: the NTK
+# parameterization (or the standard one with a learning rate ∝ 1/width), a learning rate that stays fixed as
+# the width grows, a finite training time, and the squared loss trained by gradient flow or gradient descent
+# (Jacot et al. 2018; Lee et al. 2019). It is the scaling that freezes the kernel, not width alone: under the
+# maximal-update parameterization μP the kernel moves by $O(1)$ at any width (Yang & Hu 2021), as lesson 05
+# measures.
 
 # %% [markdown]
 # ## Check that everything works
@@ -112,22 +122,35 @@ model = net.network(3, width=2048, seed=0)     # a finite network of the same ar
 theta = nh.empirical_ntk(model, x)
 relative_error = float((theta - kernel.ntk).norm() / kernel.ntk.norm())
 print(f"finite (width 2048) vs infinite NTK: relative difference {relative_error:.3f}")
-assert relative_error < 0.1
+assert relative_error < 0.1, (
+    f"width-2048 vs analytic NTK: expected a relative difference below 0.1, measured {relative_error:.3f}")
 
 # %% [markdown]
+# Lesson 01 shows how this difference shrinks as the width grows.
+#
 # ## Try a slider
 #
-# Move **depth**: the heat map shows the NTK Gram matrix of 12 points on a circle. Lesson 02
-# explains what you see as the network gets deeper.
+# Move **depth** and pick an **activation**: the heat map shows the normalized NTK
+# $\Theta(x_i,x_j)/\sqrt{\Theta(x_i,x_i)\,\Theta(x_j,x_j)}$ of 12 points on a circle, point $i$ at angle
+# $30°\cdot i$. A normalized kernel is a correlation, so every entry lies between −1 and 1, and the colour
+# scale stays fixed at −1 … 1 for every setting: red is close to 1 (the network treats the two inputs as
+# alike), white is 0, blue is negative. Odd activations without bias (erf, tanh, identity) give exactly −1
+# for opposite points ($j = i \pm 6$), because their kernel changes sign with $x$. Lesson 02 explains what you
+# see as the network gets deeper.
 
 # %%
 angles, circle_x = nh.circle(12)
 
 def draw_gram(depth, activation):
     k = nh.mlp(depth, activation).kernel(circle_x)
-    fig, ax = plt.subplots(figsize=(4.5, 3.8))
-    nh.plotting.heatmap(ax, nh.normalize(k.ntk), title=f"normalized NTK, depth {depth}, {activation}")
+    fig, ax = plt.subplots(figsize=(5.2, 4.2))
+    nh.plotting.heatmap(ax, nh.normalize(k.ntk), title=f"normalized NTK, depth {depth}, {activation}",
+                        xlabel="point index j (angle 30°·j)", ylabel="point index i (angle 30°·i)",
+                        symmetric=True, vmax=1.0, colorbar_label="normalized NTK (correlation)")
 
 # %% tags=["nbval-ignore-output"]
 nh.widgets.live_figure(draw_gram, depth=nh.widgets.depth_slider(2, max=50),
                        activation=nh.widgets.activation_dropdown("relu"))
+
+# %% [markdown]
+# **Next:** [01 · NTK basics](01_ntk_basics.ipynb)

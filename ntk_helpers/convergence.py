@@ -1,7 +1,9 @@
 """Finite width vs infinite width: how fast the empirical NTK approaches the analytic one.
 
 Jacot et al. (2018) prove Theta_width -> Theta_infinity; the fluctuations shrink like
-width^(-1/2) (Hanin & Nica 2020 quantify the constant, which grows with depth/width).
+width^(-1/2) (Hanin & Nica 2020 quantify the constant, which grows with depth/width), while the
+bias of the seed-averaged kernel, E Theta_width - Theta_infinity, shrinks like 1/width (Dyer &
+Gur-Ari 2020). Lesson 01, section 5, measures both separately.
 """
 
 from __future__ import annotations

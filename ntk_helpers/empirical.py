@@ -8,13 +8,13 @@ to 1e-10 in float64):
   examples so that memory stays below ``memory_budget`` bytes.
 - ``"layerwise"``: for the package's own MLPs (``Layer.network``). One forward and one backward
   pass give, per dense layer l, the input h_{l-1} and the backpropagated signal
-  delta_l = df/dz_l; then (AUDIT App. A.2)
+  delta_l = df/dz_l; then (the chain rule layer by layer; lesson 01, section 4)
   ``Theta = sum_l (delta_l delta_l^T) * (sigma_w^2/fan_in h_{l-1} h_{l-1}^T + sigma_b^2)``.
   No Jacobian is ever stored, which makes it 50-100x faster (``benchmarks/``).
 - ``"naive"``: one backward pass per example; slow and obviously right: the test oracle.
 
-This fixes seed 001's ``compute_ntk`` (AUDIT B39): the NTK differentiates with respect to the
-*parameters*, not the inputs.
+This fixes the NTK overview's ``compute_ntk`` (ERRATA.md, entry B39; lesson 01, section 3): the NTK
+differentiates with respect to the *parameters*, not the inputs (Jacot et al. 2018).
 """
 
 from __future__ import annotations
@@ -48,7 +48,8 @@ def empirical_ntk(model: nn.Module, x1, x2=None, *, method: str = "auto",
         memory_budget: bytes allowed for one chunk of Jacobians (jacobian method).
         parameter_weights: optional weight per parameter name, giving
             ``sum_p w_p df/dtheta_p df'/dtheta_p``: with per-layer learning rates as weights this is
-            the kernel that drives gradient descent (AUDIT App. B.4). Uses the jacobian method.
+            the kernel that drives gradient descent (lesson 05, section 4.4.2). Uses the jacobian
+            method.
 
     Returns:
         (n1, n2) for a scalar output (k = 1); for k > 1 the (n1, n2, k, k) tensor
@@ -225,11 +226,12 @@ def _naive(model, x1, x2):
 
 
 def input_gradient_kernel(model: nn.Module, x1, x2=None) -> torch.Tensor:
-    """``K(x, x') = grad_x f(x) . grad_x' f(x')``: what seed 001's ``compute_ntk`` really computes.
+    """``K(x, x') = grad_x f(x) . grad_x' f(x')``: what the NTK overview's ``compute_ntk`` computes
+    once repaired to run.
 
     It differentiates with respect to the *inputs*, not the parameters, so it is NOT the NTK
-    (AUDIT B39, lesson 01). Its (n1, n2) Gram matrix has rank at most d, the input dimension.
-    Scalar-output models only.
+    (ERRATA.md, entry B39; lesson 01, section 3). Its (n1, n2) Gram matrix has rank at most d, the
+    input dimension. Scalar-output models only.
     """
     if not isinstance(model, nn.Module):
         raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__}")
