@@ -1,4 +1,4 @@
-"""The effective rank of a dot-product kernel on the sphere as n grows: lesson 08 (AUDIT §2(h)).
+"""The effective rank of a dot-product kernel on the sphere as n grows: lesson 08 ("The r_inf law").
 
 For inputs drawn uniformly from the sphere S^{d-1} (radius sqrt(d)), an MLP kernel depends only on
 t = cos(angle): k(x, x') = kappa(t). With m1 = E k(x,x) = kappa(1), m2 = kappa(1)^2 and
@@ -7,9 +7,12 @@ m_off = E k(x,x')^2 = E_t kappa(t)^2 over independent inputs,
     r_inf = m1^2 / m_off = kappa(1)^2 / E_t kappa(t)^2        (the participation ratio of the Mercer spectrum)
     r_n   ~ (m2 + (n-1) m1^2) / (m2 + (n-1) m_off) = n r_inf / (n - 1 + r_inf)   (ratio of expectations)
 
-so r_eff saturates at a constant; that is true of EVERY kernel with E k(x,x')^2 > 0 and says nothing
-about generalization. Values near 1 mean a dominant constant (mean) mode: centering removes it,
-r_inf^c = (kappa(1) - mu)^2 / (E kappa^2 - mu^2) with mu = E_t kappa(t).
+so r_eff saturates at a constant; that is true of EVERY kernel with E k(x,x')^2 > 0 (a law of large
+numbers for the V-statistics tr K / n and ||K||_F^2 / n^2) and says nothing about generalization
+(lesson 08; ERRATA.md B14, B19). r_inf does not depend on n: when the off-diagonal entries vanish
+it grows without bound, while r_eff(n) <= n (ERRATA.md B16). Values near 1 mean a dominant constant
+(mean) mode: centering removes it, r_inf^c = (kappa(1) - mu)^2 / (E kappa^2 - mu^2) with
+mu = E_t kappa(t).
 
 t has density proportional to (1 - t^2)^((d-3)/2): Gauss-Jacobi quadrature with alpha = beta = (d-3)/2.
 """
@@ -61,8 +64,15 @@ def effective_rank_limit(architecture: Layer, d: int, *, kind: str = "ntk", cent
 
 
 def effective_rank_finite(r_inf: float, n: int) -> float:
-    """The ratio-of-expectations prediction n r_inf / (n - 1 + r_inf) for n inputs (constant diagonal)."""
+    """The ratio-of-expectations prediction n r_inf / (n - 1 + r_inf) for n inputs (constant diagonal).
+
+    r_inf >= 1 always (Cauchy-Schwarz: E k(x,x')^2 <= kappa(1)^2); values below 1 by rounding only
+    (down to 1 - 1e-9, e.g. from quadrature of a nearly constant kernel) are treated as 1.
+    """
     n = check_int("n", n, minimum=1)
-    if not (isinstance(r_inf, (int, float, np.floating)) and r_inf >= 1):
+    if isinstance(r_inf, bool) or not (isinstance(r_inf, (int, float, np.floating)) and r_inf >= 1 - 1e-9):
         raise ValueError(f"r_inf must be a number >= 1, got {r_inf!r}")
+    r_inf = max(float(r_inf), 1.0)
+    if math.isinf(r_inf):
+        return float(n)
     return n * r_inf / (n - 1 + r_inf)

@@ -1,7 +1,11 @@
 """Kernel regression, solved stably in float64 (Cholesky with a small jitter).
 
 The t -> infinity limit of gradient descent on the squared loss, for the linearized network with
-f_0 = 0, is ridgeless kernel regression with the NTK (Jacot et al. 2018; Lee et al. 2019).
+f_0 = 0, is ridgeless kernel regression with the NTK (Jacot et al. 2018; Lee et al. 2019); with a
+random f_0 it is ridgeless regression on y - f_0 plus the offset f_0. A ridge appears only with an
+L2 penalty towards the initial parameters, (lambda/2) ||theta - theta_0||^2 added to
+1/(2n) sum (f - y)^2, which gives ridge = n lambda; stopping early acts like a ridge (lesson 07,
+section 3; ERRATA.md A19).
 """
 
 from __future__ import annotations
@@ -32,7 +36,8 @@ def kernel_regression(k_train, k_test_train, y_train, *, ridge: float = 0.0,
     if K.shape != (n, n):
         raise ValueError(f"k_train must be square (n, n), got {tuple(K.shape)}")
     if Ks.shape[1] != n:
-        raise ValueError(f"k_test_train must have {n} columns (one per training point), got {tuple(Ks.shape)}")
+        raise ValueError(f"k_test_train must have {n} columns (one per training point), "
+                         f"got {tuple(Ks.shape)}")
     if y.shape[0] != n or y.ndim > 2:
         raise ValueError(f"y_train must have shape ({n},) or ({n}, k), got {tuple(y.shape)}")
     ridge = check_nonnegative("ridge", ridge)

@@ -1,8 +1,9 @@
 """Spectra of kernel matrices: eigenvalues, centering, normalization and effective rank.
 
-Effective rank (AUDIT §2(h); Roy & Vetterli 2007 call this variant the participation ratio):
-``r_eff(K) = tr(K)^2 / ||K||_F^2``. It is 1 for a rank-one kernel and n for a multiple of the
-identity. A value near 1 usually means one constant (mean) mode dominates; centering removes it.
+Effective rank (the participation ratio of the eigenvalues; Roy & Vetterli 2007 discuss this and
+related definitions): ``r_eff(K) = tr(K)^2 / ||K||_F^2``. It is 1 for a rank-one kernel and n for a
+multiple of the identity. A value near 1 usually means one constant (mean) mode dominates;
+centering removes it (lesson 08, "Near 1 means one constant mode").
 """
 
 from __future__ import annotations

@@ -9,7 +9,8 @@ def test_effective_rank_of_identity_and_rank_one():
     assert nh.effective_rank(torch.eye(7, dtype=torch.float64)) == pytest.approx(7)
     ones = torch.ones(7, 7, dtype=torch.float64)
     assert nh.effective_rank(ones) == pytest.approx(1)
-    # "constant + white noise": (3/4) I + (1/4) 11^T has r = 16 n / (n + 15) (AUDIT §2(c))
+    # "constant + white noise": (3/4) I + (1/4) 11^T, the deep ReLU NTK's normalized limit (lesson 02),
+    # has tr = n and ||K||_F^2 = n + n (n - 1) / 16, so r = 16 n / (n + 15)
     n = 40
     K = 0.75 * torch.eye(n, dtype=torch.float64) + 0.25 * torch.ones(n, n, dtype=torch.float64)
     assert nh.effective_rank(K) == pytest.approx(16 * n / (n + 15))
