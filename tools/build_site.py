@@ -1,22 +1,140 @@
-"""Build a static HTML site of the executed lessons (for students without a running kernel).
+"""Build a static HTML site of the executed lessons that works offline (for students without a kernel).
 
     python tools/build_site.py [output folder, default build/site]
 
-Each notebooks/NN_name.ipynb (already executed by tools/build_notebooks.py) becomes NN_name.html,
-plus an index.html that lists them. Sliders are not interactive in static HTML; every plot and
-number the lesson computed is there. Fails if a lesson contains an error output.
+Each notebooks/NN_name.ipynb (already executed by tools/build_notebooks.py) becomes NN_name.html, with
+previous/next links and a link back to index.html, which lists the lessons in a table (title from each
+lesson's first heading, book section and description from lesson 00's map). ERRATA.md becomes errata.html.
+
+Nothing is loaded from another host:
+- MathJax 2.7 is copied into the site (mathjax/) from the PyPI package ``jupyter-server-mathjax``;
+- nbconvert's lab template links require.js, the widget manager and mermaid from CDNs: those blocks are
+  removed here (the lessons need none of them);
+- a widget (slider panel) cannot run without a kernel, so each one is replaced by its saved snapshot:
+  the settings its controls had, and the text and plots its Output widget showed at those settings
+  (from the notebook's widget state), with a note that moving the sliders needs JupyterLab or Voila.
+
+Links between lessons (NN_name.ipynb) become NN_name.html, links to ERRATA.md become errata.html; links to
+other course files (exercises, README) are not part of the site and become plain text naming the file.
+Fails if a lesson contains an error output. Serve the folder (``python -m http.server -d build/site``) or
+open index.html directly.
 """
 
 from __future__ import annotations
 
+import copy
 import html
+import importlib.util
+import posixpath
+import re
+import shutil
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 import nbformat
+from jinja2 import DictLoader
 from nbconvert import HTMLExporter
+from nbconvert.filters.markdown_mistune import markdown2html_mistune
 
 ROOT = Path(__file__).resolve().parents[1]
+LESSONS = ROOT / "notebooks"
+ERRATA = ROOT / "ERRATA.md"
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+MATHJAX_CONFIG = "TeX-AMS-MML_HTMLorMML-full,Safe"     # the combined configuration jupyter-server-mathjax ships
+
+# MathJax 2 from the site's own mathjax/ folder, with the only output and fonts that package ships (HTML-CSS,
+# STIX-Web). Its blank measuring font points to local() instead of about:blank, which Chromium refuses loudly.
+# One typesetting pass (no fast preview, no assistive MathML copy: half the work on a long lesson).
+# TeX errors and undefined macros are logged to the console (a test fails on console errors), and
+# <html data-mathjax="typeset"> marks the end of the first typesetting pass.
+MATHJAX_HEAD = """<script type="text/x-mathjax-config">
+MathJax.Hub.Config({
+  tex2jax: {inlineMath: [["$", "$"], ["\\\\(", "\\\\)"]], displayMath: [["$$", "$$"], ["\\\\[", "\\\\]"]],
+            processEscapes: true, processEnvironments: true},
+  TeX: {equationNumbers: {autoNumber: "AMS", useLabelIds: true},
+        noErrors: {disabled: true}, noUndefined: {disabled: true}},
+  displayAlign: "center",
+  messageStyle: "none",
+  "HTML-CSS": {availableFonts: [], preferredFont: null, webFont: "STIX-Web", imageFont: null,
+               linebreaks: {automatic: true},
+               styles: {"@font-face": {"font-family": "MathJax_Blank", src: "local('MathJax_Blank')"}}},
+  "fast-preview": {disabled: true},
+  menuSettings: {assistiveMML: false}
+});
+MathJax.Hub.Register.MessageHook("TeX Jax - parse error", function (m) {
+  console.error("MathJax TeX error: " + m[1] + " in: " + m[2]);
+});
+MathJax.Hub.Register.MessageHook("Math Processing Error", function (m) {
+  console.error("MathJax processing error: " + m[2]);
+});
+MathJax.Hub.Register.StartupHook("End", function () {
+  document.documentElement.setAttribute("data-mathjax", "typeset");
+});
+</script>
+<script src="mathjax/MathJax.js?config=%s"></script>""" % MATHJAX_CONFIG
+
+# The site's style sheet, and an empty icon (no request for a missing /favicon.ico).
+SITE_HEAD = '<link rel="stylesheet" href="site.css">\n<link rel="icon" href="data:,">'
+
+# nbconvert's lab template, minus everything that would load from a CDN, plus the site's CSS and navigation.
+TEMPLATE = """{%- extends 'index.html.j2' -%}
+{%- block html_head_js_requirejs -%}{%- endblock html_head_js_requirejs -%}
+{%- block jupyter_widgets -%}{%- endblock jupyter_widgets -%}
+{%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}
+{%- block html_head_js_mathjax -%}{{ resources.ntk_mathjax }}{%- endblock html_head_js_mathjax -%}
+{%- block html_head_css -%}{{ resources.ntk_head }}{%- endblock html_head_css -%}
+{%- block body_header -%}{{ super() }}{{ resources.ntk_nav }}{%- endblock body_header -%}
+{%- block body_footer -%}{{ resources.ntk_nav }}{{ super() }}{%- endblock body_footer -%}
+"""
+
+CSS = """/* ntk-notebooks static site */
+body.ntk-index, body.ntk-page { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans",
+  "Noto Sans CJK SC", sans-serif; line-height: 1.5; color: #1f2328; margin: 0; }
+.ntk-index main { max-width: 62rem; margin: 0 auto; padding: 1.5rem 1rem 3rem; }
+.ntk-index h1 { font-size: 1.8rem; margin: 0.5rem 0 0.25rem; }
+.ntk-index .ntk-lead { color: #59636e; margin-top: 0; }
+.ntk-lessons { border-collapse: collapse; width: 100%; margin: 1rem 0 1.5rem; }
+.ntk-lessons th, .ntk-lessons td { text-align: left; vertical-align: top; padding: 0.45rem 0.6rem;
+  border-bottom: 1px solid #d1d9e0; }
+.ntk-lessons th { background: #f6f8fa; font-weight: 600; white-space: nowrap; }
+.ntk-lessons td.ntk-num { font-variant-numeric: tabular-nums; color: #59636e; width: 2.5rem; }
+.ntk-lessons td.ntk-section { white-space: nowrap; }
+.ntk-lessons tr:hover td { background: #f6f8fa; }
+a { color: #0b5cad; }
+.ntk-nav { display: flex; flex-wrap: wrap; gap: 0.5rem 1.25rem; align-items: center; padding: 0.6rem 1rem;
+  margin: 0 0 1rem; background: #f6f8fa; border: 1px solid #d1d9e0; border-radius: 6px;
+  font-family: system-ui, sans-serif; font-size: 0.95rem; }
+.ntk-nav .ntk-next { margin-left: auto; }
+.ntk-nav a { text-decoration: none; }
+.ntk-nav a:hover { text-decoration: underline; }
+main > .ntk-nav:last-child { margin-top: 2rem; }
+.ntk-widget-note { background: #fff8e1; border-left: 4px solid #e69f00; padding: 0.4rem 0.75rem;
+  font-family: system-ui, sans-serif; font-size: 0.92rem; }
+.jp-RenderedHTMLCommon .ntk-widget-note code { background: #f3ecd6; padding: 0 0.2rem; border-radius: 3px; }
+.ntk-offsite { border-bottom: 1px dotted #59636e; }
+.ntk-errata main { max-width: 62rem; margin: 0 auto; }
+"""
+
+
+class Lesson(NamedTuple):
+    path: Path
+    title: str          # "02 · The MLP recursion, kernel collapse and the edge of chaos"
+    section: str        # book section, from lesson 00's map (or the lesson's first cell)
+    description: str    # one line, markdown, from lesson 00's map
+
+    @property
+    def number(self) -> str:
+        return self.path.stem[:2]
+
+    @property
+    def html_name(self) -> str:
+        return f"{self.path.stem}.html"
+
+    @property
+    def short_title(self) -> str:
+        return self.title.split(":")[0].strip()
 
 
 def lesson_title(nb) -> str:
@@ -24,29 +142,304 @@ def lesson_title(nb) -> str:
     return first.lstrip("# ").strip()
 
 
+def _table_rows(markdown: str):
+    """Rows (lists of cell texts) of every markdown table in ``markdown``, header rows included."""
+    for line in markdown.splitlines():
+        line = line.strip()
+        if line.startswith("|") and not re.fullmatch(r"\|[\s:|-]*\|?", line):
+            yield [cell.strip() for cell in line.strip("|").split("|")]
+
+
+def lesson_map(nb00) -> dict[str, tuple[str, str]]:
+    """{"02": (book section, description)} from the lesson table in lesson 00 ("| notebook | book | ...|")."""
+    found: dict[str, tuple[str, str]] = {}
+    for cell in nb00.cells:
+        if cell.cell_type != "markdown":
+            continue
+        rows = list(_table_rows(cell.source))
+        if not rows:
+            continue
+        header = [h.lower() for h in rows[0]]
+        middle = range(1, len(header) - 1)                  # first column: the lesson; last: the description
+        section_col = next((i for i in middle if "section" in header[i]),
+                           next((i for i in middle if "book" in header[i]), None))
+        if section_col is None or "exercise" in header[0]:
+            continue
+        for row in rows[1:]:
+            number = re.search(r"\b(\d\d)\b", row[0])
+            if number and len(row) == len(header):
+                found.setdefault(number.group(1), (row[section_col], row[-1]))
+    return found
+
+
+def _first_cell_section(nb) -> str:
+    """The italic source line under a lesson's title, e.g. "*Chapter 4.1.*" -> "Chapter 4.1"."""
+    for line in nb.cells[0].source.splitlines()[1:8]:
+        match = re.fullmatch(r"\*([^*]+?)\.?\*", line.strip())
+        if match:
+            return match.group(1)
+    return "—"
+
+
+def read_lessons() -> list[Lesson]:
+    paths = sorted(LESSONS.glob("[0-9][0-9]_*.ipynb"))
+    notebooks = {p: nbformat.read(p, as_version=4) for p in paths}
+    table = lesson_map(notebooks[paths[0]]) if paths else {}
+    lessons = []
+    for path, nb in notebooks.items():
+        section, description = table.get(path.stem[:2], (_first_cell_section(nb), ""))
+        lessons.append(Lesson(path, lesson_title(nb), section, description))
+    return lessons
+
+
+def inline_markdown(text: str) -> str:
+    """Markdown of one table cell -> HTML without the enclosing paragraph (math stays for MathJax)."""
+    rendered = markdown2html_mistune(text).strip()
+    return re.sub(r"^<p>(.*)</p>$", r"\1", rendered, flags=re.S)
+
+
+# ---------------------------------------------------------------------------------------------- widgets
+def _control_value(state: dict) -> str | None:
+    labels = state.get("_options_labels")
+    if labels is not None and isinstance(state.get("index"), int):
+        return str(labels[state["index"]])
+    if "value" not in state:
+        return None
+    value = state["value"]
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, (list, tuple)):
+        return "–".join(str(v) for v in value)
+    fmt = state.get("readout_format")
+    if fmt and isinstance(value, (int, float)):
+        try:
+            return format(value, fmt)
+        except (ValueError, TypeError):
+            pass
+    return str(value)
+
+
+def widget_snapshot(model_id: str, state: dict, lesson_stem: str) -> list:
+    """The outputs that replace one widget view: a note with the control settings, then the text and
+    plots its Output widgets showed (as saved in the notebook's widget state)."""
+    controls: list[tuple[str, str]] = []
+    outputs: list = []
+
+    def walk(mid: str) -> None:
+        model = state.get(mid.removeprefix("IPY_MODEL_"))
+        if model is None:
+            return
+        name, s = model.get("model_name", ""), model.get("state", {})
+        if name == "OutputModel":
+            outputs.extend(nbformat.from_dict(copy.deepcopy(o)) for o in s.get("outputs", []))
+        elif name in ("HTMLModel", "HTMLMathModel") and s.get("value"):
+            outputs.append(nbformat.v4.new_output("display_data", data={"text/html": s["value"]}))
+        elif name == "LabelModel" and s.get("value"):
+            outputs.append(nbformat.v4.new_output("stream", name="stdout", text=s["value"] + "\n"))
+        elif s.get("description") and not name.startswith("Button"):
+            value = _control_value(s)
+            if value is not None:
+                controls.append((s["description"], value))
+        for child in s.get("children", []):
+            walk(child)
+
+    walk(model_id)
+    settings = " · ".join(f"{html.escape(k)} = {html.escape(v)}" for k, v in controls)
+    note = (f'<div class="ntk-widget-note"><strong>Static snapshot</strong>'
+            f'{" at " + settings if settings else ""}. Moving the sliders needs a running Python: open the '
+            f'lesson in JupyterLab (<code>make lab</code>) or as a dashboard '
+            f'(<code>make dashboard LESSON={html.escape(lesson_stem)}</code>).</div>')
+    if not outputs:
+        note = note.replace("</div>", " (This widget saved no output.)</div>")
+    return [nbformat.v4.new_output("display_data", data={"text/html": note}), *outputs]
+
+
+def freeze_widgets(nb, lesson_stem: str):
+    """A copy of ``nb`` in which every widget view is replaced by its static snapshot (see above)."""
+    nb = copy.deepcopy(nb)
+    state = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        new_outputs = []
+        for output in cell.outputs:
+            view = output.get("data", {}).get(WIDGET_VIEW)
+            if view is None:
+                new_outputs.append(output)
+            else:
+                new_outputs.extend(widget_snapshot(view["model_id"], state, lesson_stem))
+        cell.outputs = new_outputs
+    nb.metadata.pop("widgets", None)
+    return nb
+
+
+# ------------------------------------------------------------------------------------------------ links
+_ANCHOR = re.compile(r'<a\s([^>]*?)href="([^"]*)"([^>]*)>(.*?)</a>', re.S)
+_HEADING = re.compile(r'<h([1-6])([^>]*)\sid="([^"]+)"([^>]*)>(.*?)</h\1>', re.S)
+
+
+def site_target(href: str, lessons: set[str], has_errata: bool) -> str | None:
+    """Where a link of a lesson or of ERRATA.md points in the site (None: a course file not in the site)."""
+    if href.startswith("#") or re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", href):
+        return href                                                   # in-page or another site: unchanged
+    path, _, fragment = href.partition("#")
+    fragment = f"#{fragment}" if fragment else ""
+    name = posixpath.basename(posixpath.normpath(path)) if path else ""
+    stem, ext = posixpath.splitext(name)
+    if name == "ERRATA.md":
+        return f"errata.html{fragment}" if has_errata else None
+    folder = posixpath.dirname(posixpath.normpath(path))
+    if ext in (".ipynb", ".html", ".py") and stem in lessons and folder in ("", "notebooks", "../notebooks"):
+        return f"{stem}.html{fragment}"
+    if name in ("", "index.html", "errata.html"):
+        return href
+    return None
+
+
+def rewrite_links(page: str, lessons: set[str], has_errata: bool, base: str) -> str:
+    """Point links into the site; ``base`` = the source's folder in the course ("notebooks" or "")."""
+
+    def fix(match: re.Match) -> str:
+        before, href, after, text = match.groups()
+        target = site_target(html.unescape(href), lessons, has_errata)
+        if target is None:
+            course_file = posixpath.normpath(posixpath.join(base, html.unescape(href)))
+            return (f'<span class="ntk-offsite" title="not in this site: the course file '
+                    f'{html.escape(course_file)}">{text}</span>')
+        return f'<a {before}href="{html.escape(target)}"{after}>{text}</a>'
+
+    return _ANCHOR.sub(fix, page)
+
+
+def github_slug(text: str) -> str:
+    """The anchor GitHub gives a heading (what ``[x](#chapter-4)`` in ERRATA.md expects)."""
+    return re.sub(r"[^\w\- ]", "", text.strip().lower()).replace(" ", "-")
+
+
+def add_heading_aliases(page: str) -> str:
+    """Give each heading its GitHub-style id too (nbconvert's ids keep case and punctuation)."""
+    ids = set(re.findall(r'\sid="([^"]+)"', page))
+
+    def alias(match: re.Match) -> str:
+        level, pre, hid, post, inner = match.groups()
+        text = html.unescape(re.sub(r"<[^>]+>", "", re.sub(r'<a class="anchor-link".*?</a>', "", inner)))
+        slug = github_slug(text)
+        if not slug or slug in ids:
+            return match.group(0)
+        ids.add(slug)
+        return f'<h{level}{pre} id="{hid}"{post}><a id="{html.escape(slug)}"></a>{inner}</h{level}>'
+
+    return _HEADING.sub(alias, page)
+
+
+# ------------------------------------------------------------------------------------------------ pages
+def navigation(lessons: list[Lesson], i: int | None, has_errata: bool) -> str:
+    """Previous/next links, the index and the errata page (``i`` = this lesson's position, None: errata)."""
+    parts = []
+    if i is not None and i > 0:
+        prev = lessons[i - 1]
+        parts.append(f'<a class="ntk-prev" rel="prev" href="{prev.html_name}">← {html.escape(prev.short_title)}</a>')
+    parts.append('<a class="ntk-home" href="index.html">All lessons</a>')
+    if has_errata:
+        parts.append('<a class="ntk-errata" href="errata.html">Errata</a>')
+    if i is not None and i + 1 < len(lessons):
+        nxt = lessons[i + 1]
+        parts.append(f'<a class="ntk-next" rel="next" href="{nxt.html_name}">{html.escape(nxt.short_title)} →</a>')
+    return '<nav class="ntk-nav" aria-label="lessons">' + "".join(parts) + "</nav>"
+
+
+def index_page(lessons: list[Lesson], has_errata: bool) -> str:
+    rows = "\n".join(
+        f'<tr><td class="ntk-num">{lesson.number}</td>'
+        f'<td><a href="{lesson.html_name}">{html.escape(lesson.title.split("·", 1)[-1].strip())}</a></td>'
+        f'<td class="ntk-section">{inline_markdown(lesson.section)}</td>'
+        f"<td>{inline_markdown(lesson.description)}</td></tr>"
+        for lesson in lessons)
+    errata = ('<p>Where the textbook or the overview is wrong, the lessons say so and show the correct statement '
+              'with an experiment; every such error is listed on the <a href="errata.html">errata page</a>.</p>'
+              if has_errata else "")
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<title>NTK lessons</title>
+{SITE_HEAD}
+{MATHJAX_HEAD}
+</head>
+<body class="ntk-index">
+<main>
+<h1>Neural tangent kernel lessons</h1>
+<p class="ntk-lead">The executed lessons of ntk-notebooks: every number and plot as computed. Section numbers
+follow chapter 4 of the textbook; start with lesson 00.</p>
+<table class="ntk-lessons">
+<thead><tr><th>#</th><th>lesson</th><th>book section</th><th>what you will see</th></tr></thead>
+<tbody>
+{rows}
+</tbody>
+</table>
+{errata}
+<p>This site is static: the slider panels show a snapshot at their default settings. To move the sliders
+and run the code, open the lessons in JupyterLab (<code>make lab</code>) or one lesson as a dashboard
+(<code>make dashboard LESSON=02_mlp_recursion</code>).</p>
+</main>
+</body>
+</html>
+"""
+
+
+def copy_mathjax(out: Path) -> None:
+    spec = importlib.util.find_spec("jupyter_server_mathjax")
+    if spec is None or spec.origin is None:
+        raise RuntimeError("the site serves MathJax from the package jupyter-server-mathjax, which is missing: "
+                           "run `make setup` (it is in the `lab` extra of pyproject.toml)")
+    static = Path(spec.origin).parent / "static"
+    if (out / "mathjax").exists():
+        shutil.rmtree(out / "mathjax")
+    shutil.copytree(static, out / "mathjax", ignore=shutil.ignore_patterns("__pycache__"))
+
+
 def build_site(out: Path) -> list[Path]:
+    out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    exporter = HTMLExporter(template_name="lab")
+    copy_mathjax(out)
+    (out / "site.css").write_text(CSS, encoding="utf-8")
+    exporter = HTMLExporter(template_name="lab", extra_loaders=[DictLoader({"ntk_site.html.j2": TEMPLATE})],
+                            template_file="ntk_site.html.j2")
+    lessons = read_lessons()
+    stems = {lesson.path.stem for lesson in lessons}
+    has_errata = ERRATA.exists()
+
+    def export(nb, name: str, title: str, nav: str, body_class: str, base: str) -> Path:
+        nb.metadata["title"] = title
+        resources = {"ntk_mathjax": MATHJAX_HEAD, "ntk_head": SITE_HEAD, "ntk_nav": nav, "metadata": {"name": title}}
+        body, _ = exporter.from_notebook_node(nb, resources=resources)
+        body = body.replace('<body class="jp-Notebook"', f'<body class="jp-Notebook {body_class}"', 1)
+        body = add_heading_aliases(rewrite_links(body, stems, has_errata, base))
+        page = out / name
+        page.write_text(body, encoding="utf-8")
+        return page
+
     pages = []
-    for path in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
-        nb = nbformat.read(path, as_version=4)
+    for i, lesson in enumerate(lessons):
+        nb = nbformat.read(lesson.path, as_version=4)
         errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
         if errors:
-            raise RuntimeError(f"{path.name} has {len(errors)} error output(s); rebuild it with tools/build_notebooks.py")
-        body, _ = exporter.from_notebook_node(nb)
-        page = out / f"{path.stem}.html"
-        page.write_text(body, encoding="utf-8")
-        pages.append((page, lesson_title(nb)))
-    items = "\n".join(f'<li><a href="{p.name}">{html.escape(title)}</a></li>' for p, title in pages)
-    (out / "index.html").write_text(
-        "<!doctype html><html><head><meta charset='utf-8'><title>NTK lessons</title></head><body>"
-        "<h1>Neural tangent kernel lessons</h1><p>Executed lessons of ntk-notebooks (static: sliders need "
-        "JupyterLab or Voilà).</p><ol>" + items + "</ol></body></html>", encoding="utf-8")
-    return [p for p, _ in pages]
+            raise RuntimeError(f"{lesson.path.name} has {len(errors)} error output(s); "
+                               "rebuild it with tools/build_notebooks.py")
+        pages.append(export(freeze_widgets(nb, lesson.path.stem), lesson.html_name, lesson.title,
+                            navigation(lessons, i, has_errata), "ntk-page", "notebooks"))
+    if has_errata:
+        errata = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(ERRATA.read_text(encoding="utf-8"))])
+        export(errata, "errata.html", "Errata", navigation(lessons, None, True), "ntk-page ntk-errata", "")
+    (out / "index.html").write_text(index_page(lessons, has_errata), encoding="utf-8")
+    return pages
 
 
 if __name__ == "__main__":
     target = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "build" / "site"
     for page in build_site(target):
         print(page)
+    if (target / "errata.html").exists():
+        print(target / "errata.html")
     print(target / "index.html")
