@@ -99,7 +99,7 @@ def dashboard(tmp_path_factory):
 
 
 def _move_depth_slider_and_check(page, expect):
-    readout = page.locator(".jp-OutputArea-output pre", has_text="at 90° NTK").first
+    readout = page.locator(".jp-OutputArea-output pre", has_text="at 60°").first
     expect(readout).to_contain_text("depth 10, relu")
     panel = page.locator(".widget-vbox", has=readout).first
     plot = panel.locator("img").first
@@ -165,3 +165,149 @@ def test_lesson_02_renders_as_a_rise_slideshow(lab):
         expect(slides.first).to_be_attached()
         expect(page.locator(".reveal .slides")).to_contain_text("02 · The MLP recursion")
         assert slides.count() >= 5, f"only {slides.count()} slides"
+
+
+@pytest.fixture(scope="module")
+def lab_in_repository(tmp_path_factory):
+    """JupyterLab serving the repository itself: lessons open next to their paired .py and jupytext.toml,
+    exactly as a learner or lecturer meets them after `make lab`."""
+    _need_chromium()
+    home = tmp_path_factory.mktemp("lab-in-place")
+    env = dict(os.environ, JUPYTER_CONFIG_DIR=str(home / "config"), JUPYTER_RUNTIME_DIR=str(home / "runtime"),
+               JUPYTERLAB_SETTINGS_DIR=str(home / "settings"), JUPYTERLAB_WORKSPACES_DIR=str(home / "workspaces"))
+    port = _free_port()
+    server = _serve(
+        [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", "--ip=127.0.0.1", f"--port={port}",
+         f"--IdentityProvider.token={TOKEN}", f"--ServerApp.root_dir={ROOT}", "--LabApp.news_url=None",
+         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate", "--LabApp.extension_manager=readonly"],
+        env, f"http://127.0.0.1:{port}/api/status?token={TOKEN}")
+    yield f"http://127.0.0.1:{port}"
+    _stop(server)
+
+
+def _slide_count(notebook: Path) -> int:
+    nb = json.loads(notebook.read_text())
+    return sum(c.get("metadata", {}).get("slideshow", {}).get("slide_type") == "slide" for c in nb["cells"])
+
+
+def test_saving_a_lesson_in_place_keeps_its_slides_and_rewrites_nothing(lab_in_repository, tmp_path):
+    """Open lesson 04 where it lives (next to 04_resnet.py), save it with Ctrl+S, and check that both files are
+    byte for byte unchanged and that the slideshow still has every slide. The files are restored afterwards
+    whatever happens, so a failing run never leaves the repository modified."""
+    lesson = ROOT / "notebooks" / "04_resnet.ipynb"
+    pair = lesson.with_suffix(".py")
+    saved = {path: path.read_bytes() for path in (lesson, pair)}
+    slides = _slide_count(lesson)
+    try:
+        with _chromium_page() as (page, expect):
+            page.goto(f"{lab_in_repository}/lab/tree/notebooks/04_resnet.ipynb?token={TOKEN}&reset")
+            page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']")
+            page.locator(".jp-Notebook .jp-Cell").first.click()
+            written = lesson.stat().st_mtime_ns
+            page.keyboard.press("Control+s")
+            for _ in range(60):                                           # wait until the save reached the disk
+                if lesson.stat().st_mtime_ns != written:
+                    break
+                page.wait_for_timeout(500)
+            assert lesson.stat().st_mtime_ns != written, "Ctrl+S did not save the lesson within 30 s"
+            page.wait_for_timeout(1000)                                   # the paired .py is written next
+            changed = [path.name for path, content in saved.items() if path.read_bytes() != content]
+            assert not changed, f"saving in JupyterLab rewrote {changed}: the pairing settings are not applied"
+            page.goto(f"{lab_in_repository}/rise/notebooks/04_resnet.ipynb?token={TOKEN}")
+            sections = page.locator(".reveal .slides > section")
+            expect(sections.first).to_be_attached()
+            page.screenshot(path=str(tmp_path / "rise-in-place.png"))
+            assert sections.count() == slides, f"slideshow has {sections.count()} slides, the lesson {slides}"
+    finally:
+        for path, content in saved.items():
+            path.write_bytes(content)
+
+
+@pytest.fixture(scope="module")
+def static_site(tmp_path_factory):
+    """The static site (tools/build_site.py) built into a temporary folder and served on 127.0.0.1."""
+    _need_chromium()
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("build_site", ROOT / "tools" / "build_site.py")
+    build_site = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build_site)
+    folder = tmp_path_factory.mktemp("site")
+    build_site.build_site(folder)
+    port = _free_port()
+    server = _serve([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory",
+                     str(folder)], dict(os.environ), f"http://127.0.0.1:{port}/index.html")
+    yield f"http://127.0.0.1:{port}"
+    _stop(server)
+
+
+def test_static_site_works_offline(static_site, tmp_path):
+    """Index, lessons and errata with every request to another host blocked: maths typeset by the site's own
+    MathJax (TeX errors are console errors), widget snapshots shown, previous/next links working, no console
+    errors, no failed request."""
+    from urllib.parse import urlsplit
+
+    blocked, failed, errors = [], [], []
+    with _chromium_page() as (page, expect):
+
+        def only_local(route):
+            if urlsplit(route.request.url).hostname == "127.0.0.1":
+                route.continue_()
+            else:
+                blocked.append(route.request.url)
+                route.abort()
+
+        page.route("**/*", only_local)
+        page.on("console", lambda m: errors.append(f"{page.url}: {m.text}") if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(f"{page.url}: {e}"))
+        page.on("response", lambda r: failed.append(f"{r.status} {r.url}") if r.status >= 400 else None)
+
+        def typeset():
+            expect(page.locator("html")).to_have_attribute("data-mathjax", "typeset")
+
+        page.goto(f"{static_site}/index.html")
+        typeset()
+        rows = page.locator("table.ntk-lessons tbody tr")
+        lessons = sorted(p.stem for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+        expect(rows).to_have_count(len(lessons))
+        expect(page.locator("table.ntk-lessons .MathJax").first).to_be_visible()   # "$r_\infty$" in 08's row
+        page.screenshot(path=str(tmp_path / "index.png"), full_page=True)
+
+        page.locator("table.ntk-lessons a", has_text="MLP recursion").click()
+        expect(page).to_have_url(re.compile(r"/02_mlp_recursion\.html$"))
+        typeset()
+        markdown = page.locator(".jp-MarkdownCell")
+        assert page.locator(".jp-MarkdownCell .MathJax").count() >= 20, "the lesson's maths was not typeset"
+        raw = [t for t in markdown.all_inner_texts() if re.search(r"\$[^$\n]*\\[A-Za-z]", t)]
+        assert not raw, f"raw TeX visible: {raw[0][:200]}"
+        note = page.locator(".ntk-widget-note").first
+        expect(note).to_contain_text("depth = ")                        # the slider settings of the snapshot
+        snapshot = page.locator(".jp-CodeCell", has=note)
+        image = snapshot.locator(".jp-OutputArea-output img").first
+        expect(image).to_be_visible()
+        assert image.evaluate("img => img.naturalWidth") > 100, "the snapshot plot did not load"
+        note.scroll_into_view_if_needed()
+        page.screenshot(path=str(tmp_path / "lesson02_widget.png"))
+        page.evaluate("window.scrollTo(0, 0)")
+        page.screenshot(path=str(tmp_path / "lesson02_top.png"))
+
+        page.locator("nav.ntk-nav a[rel=next]").first.click()
+        expect(page).to_have_url(re.compile(r"/03_cnn\.html$"))
+        typeset()
+        page.locator("nav.ntk-nav a[rel=prev]").first.click()
+        expect(page).to_have_url(re.compile(r"/02_mlp_recursion\.html$"))
+        page.locator("nav.ntk-nav a.ntk-errata").first.click()
+        expect(page).to_have_url(re.compile(r"/errata\.html$"))
+        typeset()
+        expect(page.locator("#a1")).to_be_attached()
+        assert page.locator(".jp-MarkdownCell .MathJax").count() >= 20, "the errata page's maths was not typeset"
+        page.locator("nav.ntk-nav a.ntk-home").first.click()
+        expect(page).to_have_url(re.compile(r"/index\.html$"))
+        for lesson in (n for n in lessons if n not in ("02_mlp_recursion", "03_cnn")):   # the others: typeset,
+            page.goto(f"{static_site}/{lesson}.html")
+            typeset()                                                     # no raw TeX, no console error
+            raw = [t for t in markdown.all_inner_texts() if re.search(r"\$[^$\n]*\\[A-Za-z]", t)]
+            assert not raw, f"{lesson}: raw TeX visible: {raw[0][:200]}"
+    assert not blocked, f"pages tried to load from other hosts: {sorted(set(blocked))}"
+    assert not failed, f"requests that failed: {failed}"
+    assert not errors, f"console errors: {errors}"

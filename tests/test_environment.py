@@ -30,3 +30,13 @@ def test_readme_starts_with_the_two_commands():
     assert "make lab" in head and "make test" in head
     ci = (ROOT / ".ci" / "run").read_text()
     assert "make test" in ci
+
+
+def test_lesson_kernel_sleeps_instead_of_spinning():
+    """`make setup` gives this environment's kernel OMP_WAIT_POLICY=PASSIVE: on a shared machine torch's idle
+    OpenMP workers would otherwise spin and slow a lesson several-fold (README, "Speed on a busy machine")."""
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    spec = KernelSpecManager().get_kernel_spec("python3")
+    assert Path(spec.resource_dir).is_relative_to(Path(sys.prefix)), f"python3 kernel outside this env: {spec}"
+    assert spec.env.get("OMP_WAIT_POLICY") == "PASSIVE", f"kernel env is {spec.env}: run `make setup` again"
