@@ -10,9 +10,10 @@ from .activations import ACTIVATIONS, Activation
 from .conv import avg_pool, conv, flatten, global_avg_pool
 from .convergence import WidthSweep, loglog_slope, width_sweep
 from .data import circle, digits, motif_sequences, pair_at_angle, sphere
-from .depth import (KernelsByDepth, chi1, correlation_map, correlation_trajectory, mlp_kernels_by_depth,
-                    q_fixed_point)
-from .dynamics import EnsemblePrediction, Trajectory, ensemble_prediction, linearized_dynamics
+from .depth import (REGIMES, KernelsByDepth, SignalRegime, chi1, correlation_map, correlation_trajectory,
+                    mlp_kernels_by_depth, q_fixed_point, self_kernels_by_depth, signal_regime)
+from .dynamics import (EnsemblePrediction, Trajectory, critical_learning_rate, ensemble_prediction,
+                       linearized_dynamics)
 from .empirical import empirical_ntk, input_gradient_kernel
 from .kernel import Kernel
 from .layers import (ActivationLayer, Dense, Layer, Serial, as_activation_layer, dense, elementwise, erf, gelu,
@@ -39,8 +40,9 @@ __all__ = [
     "train", "TrainingRecord",
     # depth and mean field (lesson 02)
     "mlp_kernels_by_depth", "KernelsByDepth", "q_fixed_point", "chi1", "correlation_map", "correlation_trajectory",
+    "self_kernels_by_depth", "signal_regime", "SignalRegime", "REGIMES",
     # dynamics and regression (lesson 07)
-    "linearized_dynamics", "Trajectory", "ensemble_prediction", "EnsemblePrediction", "kernel_regression",
+    "linearized_dynamics", "Trajectory", "critical_learning_rate", "ensemble_prediction", "EnsemblePrediction", "kernel_regression",
     # spectra and effective rank (lessons 06, 08)
     "eigenvalues", "center", "normalize", "effective_rank", "angle_distribution", "dot_product_profile",
     "effective_rank_limit", "effective_rank_finite",

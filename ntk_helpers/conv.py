@@ -1,6 +1,6 @@
 """Convolutional layers and readouts for images (n, C, H, W): chapter 4.2, lesson 03.
 
-Kernel rules (Arora et al. 2019; Novak et al. 2019; AUDIT §2(d)), on pixel-pair tensors:
+Kernel rules (Arora et al. 2019; Novak et al. 2019), on pixel-pair tensors:
 
     conv:      Sigma'_{p,p'} = sigma_w^2 / |S| sum_a Sigma_{p+a, p'+a} + sigma_b^2
                Theta'_{p,p'} = Sigma'_{p,p'} + sigma_w^2 / |S| sum_a Theta_{p+a, p'+a}

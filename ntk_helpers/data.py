@@ -57,7 +57,7 @@ def digits(n_train: int, n_test: int, *, seed: int = 0):
 
 
 def motif_sequences(n: int, *, length: int = 16, seed: int = 0):
-    """A shift-invariant toy task (lesson 03, AUDIT E5): 1-D signals (n, 1, 1, length) of noise;
+    """A shift-invariant toy task (lesson 03, §4.2.2): 1-D signals (n, 1, 1, length) of noise;
     label +1 signals carry the motif (2, -2, 2) at a random (circular) position, label -1 do not.
     Returns ``(x, y)`` with y in {-1, +1}."""
     n, length = check_int("n", n, minimum=1), check_int("length", length, minimum=3)

@@ -28,7 +28,7 @@ class Kernel:
         nngp: (n1, n2, *space, *space) covariance Sigma(x1_i, x2_j) of one unit (channel).
         ntk:  (n1, n2, *space, *space) neural tangent kernel Theta(x1_i, x2_j).
         var1: (n1, *space, *space) Sigma(x1_i, x1_i), the self covariance ((n1,) for vectors);
-              the next activation needs its diagonal (the "triple" of AUDIT App. B.1).
+              the next activation needs its diagonal (the variance "triple": lesson 02, §4.1.1).
         var2: (n2, *space, *space) Sigma(x2_j, x2_j).
         is_gram: True when x2 is x1 (then var2 is var1 and the matrices are symmetric).
         ntk_is_zero: True for raw inputs (no parameters yet); lets the first layer skip work.

@@ -8,12 +8,12 @@ Used for activations without a closed-form dual kernel (tanh, or any function yo
 
 We write ``u = sqrt(var1) z1`` and ``v = sqrt(var2) (rho z1 + sqrt(1 - rho^2) z2)`` with
 independent standard normals z1, z2 and integrate over (z1, z2) with the trapezoidal rule on a
-uniform grid, weighted by the normal density. Why not Gauss–Hermite (AUDIT §2(b))? Its nodes
+uniform grid, weighted by the normal density. Why not Gauss–Hermite? Its nodes
 near 0 are spaced about pi/sqrt(2N) apart, while phi'(sqrt(q) z) for tanh is a bump of width
 1/sqrt(q): at q = 5, 64 Gauss–Hermite nodes miss E[tanh'(u)^2] by 1%. The trapezoidal rule on
 the real line converges exponentially for analytic integrands, and we choose its spacing from the
 largest variance, ``h = min(0.3, 0.33 / sqrt(q))`` on [-7, 7]: relative error below 1e-8 for
-tanh and GELU at every variance up to :data:`MAX_VARIANCE` (guarded in ``tests/test_quadrature.py``).
+tanh and GELU at every variance up to :data:`MAX_VARIANCE` (guarded in ``tests/test_activations.py``).
 """
 
 from __future__ import annotations

@@ -32,13 +32,13 @@ def test_deep_linear_network_matches_its_unrolled_closed_form(x, x_other, depth,
     k = nh.mlp(depth, "identity", sigma_w=sigma_w, sigma_b=sigma_b).kernel(x, x_other)
     torch.testing.assert_close(k.nngp, sigmas[-1], rtol=1e-12, atol=1e-12)
     torch.testing.assert_close(k.ntk, theta, rtol=1e-12, atol=1e-12)
-    if sigma_b == 0:   # AUDIT §2(a): Theta = (L+1) sigma_w^(2(L+1)) x.x'/d
+    if sigma_b == 0:   # deep linear network: Theta = (L+1) sigma_w^(2(L+1)) x.x'/d
         torch.testing.assert_close(k.ntk, (depth + 1) * w2 ** (depth + 1) * linear, rtol=1e-12, atol=1e-12)
 
 
 @pytest.mark.parametrize("depth", [1, 3])
 def test_relu_without_bias_is_positively_homogeneous(x, x_other, depth):
-    """Theta(a x, b x') = a b Theta(x, x') for a, b > 0 (AUDIT A24: not 'scale invariant')."""
+    """Theta(a x, b x') = a b Theta(x, x') for a, b > 0 (ERRATA.md A24: not 'scale invariant')."""
     net = nh.mlp(depth, "relu", sigma_w=1.7, sigma_b=0.0)
     base = net.kernel(x, x_other).ntk
     torch.testing.assert_close(net.kernel(2.0 * x, 0.5 * x_other).ntk, base, rtol=1e-12, atol=1e-12)
@@ -185,3 +185,19 @@ def test_same_seed_same_network_different_seed_different_network(sphere_x):
     net = nh.mlp(2)
     a, b, c = (net.network(6, width=16, seed=s)(sphere_x) for s in (3, 3, 4))
     assert torch.equal(a, b) and not torch.equal(a, c)
+
+
+def test_gram_diagonal_follows_the_variance_map_in_the_chaotic_phase():
+    """Sigma(x, x) of a Gram matrix is the variance map iterated (an independent 1-D scipy quadrature here), even
+    where chi_1 > 1 amplifies every rounding difference layer after layer (tanh, sigma_w = 2.5, depth 100)."""
+    from scipy.integrate import quad
+
+    x = nh.sphere(5, 4, seed=1)                                    # |x|^2 = d, so the input variance is sigma_w^2
+    sigma_w2, depth = 2.5 ** 2, 100
+    q = sigma_w2
+    for _ in range(depth):
+        q = sigma_w2 * quad(lambda z: math.tanh(math.sqrt(q) * z) ** 2 * math.exp(-z * z / 2) / math.sqrt(2 * math.pi),
+                            -12, 12, limit=200)[0]
+    diagonal = nh.mlp(depth, "tanh", sigma_w=2.5).kernel(x).nngp.diagonal()
+    assert torch.allclose(diagonal, torch.full_like(diagonal, q), rtol=1e-6), (
+        f"expected Sigma(x, x) = {q:.6f} at every input, measured {diagonal.tolist()}")
