@@ -1,9 +1,10 @@
 """Normalization layers: chapter 4.4, lesson 05.
 
 - ``layer_norm()`` after a dense or conv layer (zero-mean pre-activations). At infinite width the
-  channel statistics of an input are its kernel diagonal, so (AUDIT §2(f); verified against
-  neural-tangents): ``Sigma -> Sigma / sqrt((Sigma(x,x) + eps)(Sigma(x',x') + eps))`` and the
-  NTK likewise; the Jacobian's projection terms are O(1/width) and vanish.
+  channel statistics of an input are its kernel diagonal, so (lesson 05, section 4.4.1; the map of
+  neural-tangents' ``stax.LayerNorm``, Novak et al. 2020)
+  ``Sigma -> Sigma / sqrt((Sigma(x,x) + eps)(Sigma(x',x') + eps))`` and the NTK likewise; the
+  Jacobian's projection terms are O(1/width) and vanish.
 - ``batch_norm()`` with batch statistics has no closed form: a unit's output depends on the whole
   batch, which stays finite as width grows (Yang et al. 2019). Its finite network exists; use
   :func:`ntk_helpers.monte_carlo_kernel`. ``batch_norm(frozen=True)`` is eval mode with the initial

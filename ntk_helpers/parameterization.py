@@ -1,8 +1,8 @@
 """NTK, standard and muP parameterizations of one MLP: chapter 4.4.2, lesson 05.
 
 All three are written in the "every trainable weight ~ N(0, 1)" form of Yang et al. 2022 (Tensor
-Programs V, Table 3; AUDIT §2(g) and App. A.3): layer l computes ``mult_l * h @ w_l.T`` and is
-trained by SGD with learning rate ``lr * lr_mult_l``. With input dimension d and width m:
+Programs V, Table 3): layer l computes ``mult_l * h @ w_l.T`` and is trained by SGD with learning
+rate ``lr * lr_mult_l``. With input dimension d and width m:
 
     ===========  =====================  ====================  ======================
                  input layer (m x d)    hidden (m x m)        output (1 x m)
@@ -12,10 +12,14 @@ trained by SGD with learning rate ``lr * lr_mult_l``. With input dimension d and
     mup          mult 1/sqrt(d), lr md  mult 1/sqrt(m), lr m  mult 1/m,       lr m
     ===========  =====================  ====================  ======================
 
+The effective weight ``W_l = mult_l * w_l`` has variance ``mult_l**2`` and effective learning rate
+``mult_l**2 * lr_mult_l``; only their powers of m matter for the width limit (derived in lesson 05,
+section 4.4.2, after Yang & Hu 2021, Tensor Programs IV), the constants are this package's choice.
 ("standard" is PyTorch's usual set-up, weights ~ N(0, 1/fan_in) trained with one learning rate,
 rewritten in this form.) The NTK parameterization has a kernel limit (lazy training); muP moves
 every layer's features by O(1) (feature learning); the standard one at a fixed learning rate blows
-up as m grows. Multiply every entry by ``sigma_w`` for other weight scales.
+up as m grows (with a learning rate proportional to 1/m it has a kernel limit). Multiply every
+multiplier by ``sigma_w`` for other weight scales.
 """
 
 from __future__ import annotations
@@ -59,6 +63,14 @@ class ParameterizedMLP(nn.Module):
         for i in range(len(self.weights) - 1):      # index, never slice: torch.func swaps entries by name
             h = self.activation.fn(self.multipliers[i] * h @ self.weights[i].T)
         return h
+
+    def preactivations(self, x: torch.Tensor) -> list[torch.Tensor]:
+        """Pre-activations ``mult_l * h @ w_l.T`` of every hidden layer: ``depth`` tensors (n, m)."""
+        h, out = x, []
+        for i in range(len(self.weights) - 1):
+            out.append(self.multipliers[i] * h @ self.weights[i].T)
+            h = self.activation.fn(out[-1])
+        return out
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:      # (n, d) -> (n,)
         last = len(self.weights) - 1

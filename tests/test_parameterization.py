@@ -1,4 +1,4 @@
-"""NTK parameterization vs muP vs standard (AUDIT §2(g), E8): what moves during training."""
+"""NTK parameterization vs muP vs standard (lesson 05, section 4.4.2; Yang & Hu 2021): what moves."""
 
 import pytest
 import torch
@@ -13,9 +13,11 @@ def changes(parameterization, activation, lr):
     y = torch.sin(2 * x[:, 0])
     rows = []
     for m in WIDTHS:
-        model = nh.parameterized_mlp(8, width=m, activation=activation, parameterization=parameterization, seed=0)
+        model = nh.parameterized_mlp(8, width=m, activation=activation, parameterization=parameterization,
+                                     seed=0)
         record = nh.train(model, x, y, lr=lr, steps=50)
-        rows.append((record.ntk_change, record.feature_change, float(record.loss[-1]) / float(record.loss[0])))
+        rows.append((record.ntk_change, record.feature_change,
+                     float(record.loss[-1]) / float(record.loss[0])))
     return [torch.tensor(c, dtype=torch.float64) for c in zip(*rows)]
 
 
@@ -50,6 +52,71 @@ def test_standard_parameterization_at_fixed_lr_blows_up_with_width():
         model = nh.parameterized_mlp(8, width=m, parameterization="standard", seed=0)
         losses.append(float(nh.train(model, x, y, lr=1.0, steps=1).loss[-1]))
     assert losses[0] < losses[1] < losses[2]
+
+
+# The width exponents lesson 05 derives: relative RMS change of h1 (input layer), h2 (hidden layer) and the
+# RMS change of f after ONE SGD step, trained on y + f0 so that every width sees the residual -y.
+ONE_STEP_EXPONENTS = {
+    ("ntk", "fixed"): (-0.5, -0.5, 0.0),
+    ("mup", "fixed"): (0.0, 0.0, 0.0),
+    ("standard", "fixed"): (-0.5, 0.5, 1.0),
+    ("standard", "1/m"): (-1.5, -0.5, 0.0),
+}
+ONE_STEP_LR = {"ntk": 0.5, "mup": 0.02, "standard": 0.005}
+
+
+@pytest.mark.parametrize("parameterization, rule", list(ONE_STEP_EXPONENTS), ids=lambda v: str(v))
+def test_one_sgd_step_moves_features_by_the_predicted_power_of_width(parameterization, rule):
+    x = nh.sphere(16, 8, seed=0)
+    y = torch.sin(2 * x[:, 0])
+    widths = [128, 512, 2048]
+    rows = []
+    for m in widths:
+        model = nh.parameterized_mlp(8, width=m, depth=2, parameterization=parameterization, seed=0)
+        with torch.no_grad():
+            h0, f0 = model.preactivations(x), model(x)
+        lr = ONE_STEP_LR[parameterization] if rule == "fixed" else 1 / m
+        nh.train(model, x, y + f0, lr=lr, steps=1, track_kernels=False)
+        with torch.no_grad():
+            h1, f1 = model.preactivations(x), model(x)
+        rms = lambda t: float(t.pow(2).mean().sqrt())
+        rows.append([rms(a - b) / rms(b) for a, b in zip(h1, h0)] + [rms(f1 - f0)])
+    rows = torch.tensor(rows, dtype=torch.float64)
+    measured = [nh.loglog_slope(widths, rows[:, j]) for j in range(3)]
+    for e, p in zip(measured, ONE_STEP_EXPONENTS[parameterization, rule]):
+        assert abs(e - p) <= 0.1, f"expected slope {p} +- 0.1, measured {measured}"
+
+
+def test_preactivations_feed_the_features():
+    x = nh.sphere(5, 4, seed=0)
+    model = nh.parameterized_mlp(4, width=16, depth=3, parameterization="mup", seed=0)
+    with torch.no_grad():
+        h = model.preactivations(x)
+        assert [tuple(t.shape) for t in h] == [(5, 16)] * 3
+        torch.testing.assert_close(torch.relu(h[-1]), model.features(x), rtol=0, atol=0)
+
+
+def test_divergence_raises_or_stops_with_a_clear_record():
+    x = nh.sphere(16, 8, seed=0)
+    y = torch.sin(2 * x[:, 0])
+    with pytest.raises(FloatingPointError, match="diverged"):
+        nh.train(nh.parameterized_mlp(8, width=1024, parameterization="standard", seed=0), x, y,
+                 lr=0.005, steps=50)
+    record = nh.train(nh.parameterized_mlp(8, width=1024, parameterization="standard", seed=0), x, y,
+                      lr=0.005, steps=50, on_divergence="stop")
+    assert record.diverged_at is not None and 0 < record.diverged_at <= 50
+    assert len(record.loss) == record.diverged_at and torch.isfinite(record.loss).all()
+    assert record.ntk_end is None and record.features_end is None
+    with pytest.raises(ValueError, match="diverged at step"):
+        record.feature_change
+    fine = nh.train(nh.parameterized_mlp(8, width=64, parameterization="standard", seed=0), x, y,
+                    lr=0.005, steps=5, on_divergence="stop")
+    assert fine.diverged_at is None and len(fine.loss) == 6 and fine.feature_change >= 0
+    with pytest.raises(ValueError, match="not recorded"):
+        nh.train(nh.parameterized_mlp(8, width=8, seed=0), x, y, lr=0.1, steps=1,
+                 track_kernels=False).ntk_change
+    with pytest.raises(ValueError, match="on_divergence"):
+        nh.train(nh.parameterized_mlp(8, width=8, seed=0), x, y, lr=0.1, steps=1, on_divergence="ignore")
 
 
 def test_parameterized_mlp_jacobian_ntk_matches_naive_loop():
