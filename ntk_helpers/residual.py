@@ -1,6 +1,6 @@
 """Residual blocks ``x + alpha * branch(x)``: chapter 4.3, lesson 04.
 
-Kernel rule (Huang et al. 2020; Hayou et al. 2021; AUDIT §2(e)): the branch ends in a layer with
+Kernel rule (Huang et al. 2020; Hayou et al. 2021; lesson 04, section 4.3.1): the branch ends in a layer with
 fresh zero-mean weights, so at infinite width its output is uncorrelated with x and
 
     Sigma_out = Sigma_x + alpha^2 Sigma_branch,      Theta_out = Theta_x + alpha^2 Theta_branch,
@@ -58,7 +58,7 @@ def residual(*branch: Layer, alpha: float = 1.0) -> Residual:
 
 def resnet(depth: int, activation="relu", *, alpha: float = 1.0, sigma_w: float = 2 ** 0.5,
            sigma_b: float = 0.0, readout_sigma_w: float = 1.0) -> Serial:
-    """The residual MLP of lesson 04 / AUDIT §2(e)::
+    """The residual MLP of lesson 04 (section 4.3.1; Huang et al. 2020, Hayou et al. 2021)::
 
         dense  ->  depth x residual(activation, dense, alpha=alpha)  ->  dense(1, sigma_w=readout_sigma_w)
 

@@ -9,7 +9,7 @@ import ntk_helpers as nh
 
 
 def resnet(depth, alpha, sigma_w=math.sqrt(2), sigma_v=1.0):
-    """AUDIT §2(e): x0 = dense; depth x (x + alpha * dense(relu(x))); readout dense(1, sigma_v)."""
+    """Lesson 04 (4.3.1): x0 = dense; depth x (x + alpha * dense(relu(x))); readout dense(1, sigma_v)."""
     blocks = [nh.residual(nh.relu(), nh.dense(sigma_w=sigma_w), alpha=alpha) for _ in range(depth)]
     return nh.serial(nh.dense(sigma_w=sigma_w), *blocks, nh.dense(1, sigma_w=sigma_v))
 
@@ -23,11 +23,12 @@ def test_resnet_constructor_is_the_same_architecture():
 @pytest.mark.parametrize("alpha_of", [lambda L: 1.0, lambda L: L ** -0.5, lambda L: 1 / L],
                          ids=["alpha=1", "alpha=1/sqrt(L)", "alpha=1/L"])
 def test_resnet_ntk_diagonal_closed_form(depth, alpha_of):
-    """Theta(x, x) = sigma_v^2 q0 (1 + c)^L (2 + L c / (1 + c)), c = alpha^2 sigma_w^2 / 2 (ReLU, no bias)."""
+    """Theta(x, x) = sigma_v^2 q0 (1 + gamma)^L (2 + L gamma / (1 + gamma)), gamma = alpha^2 sigma_w^2 / 2 (ReLU,
+    no bias; lesson 04, section 4.3.2)."""
     x = nh.sphere(3, 4, seed=0)
     alpha = alpha_of(depth)
-    q0, c = 2.0, alpha ** 2 * 2 / 2
-    expected = q0 * (1 + c) ** depth * (2 + depth * c / (1 + c))
+    q0, gamma = 2.0, alpha ** 2 * 2 / 2
+    expected = q0 * (1 + gamma) ** depth * (2 + depth * gamma / (1 + gamma))
     diag = torch.diagonal(resnet(depth, alpha).kernel(x).ntk)
     torch.testing.assert_close(diag, torch.full_like(diag, expected), rtol=1e-10, atol=0)
 
@@ -72,7 +73,8 @@ def test_layer_norm_must_follow_a_dense_or_conv_layer():
 
 
 def test_layer_norm_makes_the_ntk_scale_invariant(x, x_other):
-    """E7: with layer norm Theta(a x, x') does not depend on a > 0; ReLU without it is linear in a."""
+    """Lesson 05 (4.4.1): with layer norm Theta(a x, x') does not depend on a > 0; without it, ReLU is linear
+    in a."""
     arch = nh.serial(nh.dense(sigma_w=1.4), nh.layer_norm(eps=0.0), nh.relu(), nh.dense(1))
     base = arch.kernel(x, x_other).ntk
     torch.testing.assert_close(arch.kernel(5.0 * x, x_other).ntk, base, rtol=1e-10, atol=1e-10)
@@ -131,7 +133,7 @@ def test_monte_carlo_kernel_agrees_with_a_closed_form_where_one_exists():
 
 
 def test_max_pool_differs_from_average_pool():
-    """E14: the max-pool NNGP is not the average-pool one (no closed form: Monte Carlo)."""
+    """Lesson 03 (max vs average pooling): the max-pool NNGP is not the average-pool one (Monte Carlo)."""
     g = torch.Generator().manual_seed(3)
     x = torch.randn(4, 1, 6, 6, generator=g, dtype=torch.float64)
     head = [nh.flatten(), nh.dense(256)]
