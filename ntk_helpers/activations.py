@@ -99,7 +99,9 @@ def _erf_dual(var1, var2, cov):
 def _gelu_dual(var1, var2, cov):
     prod = var1 * var2
     prod_plus = (1 + var1) * (1 + var2)
-    delta_sq = (prod_plus - cov * cov).clamp_min(1e-300)     # >= 1 + var1 + var2 > 0
+    # (1 + var1)(1 + var2) - cov^2, summed so that the diagonal (cov = var1 = var2) is exactly 1 + 2 var: the
+    # product form cancels catastrophically once var passes ~1e8 (deep alpha = 1 ResNets reach 1e16 and more).
+    delta_sq = (1 + var1 + var2 + (prod - cov * cov)).clamp_min(1e-300)     # >= 1 + var1 + var2 > 0
     delta = delta_sq.sqrt()
     angle = torch.atan2(cov, delta)
     e = ((cov * cov + prod * delta_sq) / (prod_plus * delta) + cov * angle) / (2 * math.pi) + cov / 4

@@ -138,3 +138,17 @@ def test_unknown_activation_names_the_allowed_values():
         nh.leaky_relu(float("nan"))
     with pytest.raises(TypeError, match="callable"):
         nh.elementwise("tanh")
+
+
+def test_gelu_dual_stays_accurate_at_huge_variance():
+    """For large inputs GELU is ReLU: E[gelu(u)^2] -> q/2 and E[gelu'(u)^2] -> 1/2 (the arc-cosine values). The
+    closed form used to cancel catastrophically past q ~ 1e8 (1e16: E = 1.6e133), e.g. in deep alpha = 1 ResNets."""
+    from ntk_helpers.activations import _gelu_dual
+
+    for q in [1e8, 1e16, 1e30]:
+        v = torch.tensor([q], dtype=torch.float64)
+        e, e_dot = _gelu_dual(v, v, v)
+        assert abs(float(e) / q - 0.5) < 1e-6 and abs(float(e_dot) - 0.5) < 1e-3, (q, float(e), float(e_dot))
+    x = nh.sphere(4, 5, seed=0)
+    ntk = nh.resnet(60, "gelu", alpha=1.0).kernel(x).ntk
+    assert torch.isfinite(ntk).all(), "a deep alpha = 1 GELU ResNet must give a finite NTK (or raise OverflowError)"
