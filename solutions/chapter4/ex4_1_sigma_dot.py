@@ -7,24 +7,56 @@
 # $$\Sigma^{(l+1)} = \sigma_w^2 E^{(l)} + \sigma_b^2, \quad \dot\Sigma^{(l+1)} = \sigma_w^2 \dot E^{(l)}, \quad
 #   \Theta^{(l+1)} = \Sigma^{(l+1)} + \dot\Sigma^{(l+1)}\,\Theta^{(l)},$$
 #
-# with $E = \mathbb E[\phi(u)\phi(v)]$, $\dot E = \mathbb E[\phi'(u)\phi'(v)]$ over $(u, v) \sim \mathcal N(0, [[q_{11}, q_{12}], [q_{12}, q_{22}]])$.
+# with $E = \mathbb E[\phi(u)\phi(v)]$, $\dot E = \mathbb E[\phi'(u)\phi'(v)]$ over
+# $(u, v) \sim \mathcal N(0, [[q_{11}, q_{12}], [q_{12}, q_{22}]])$, where for the pair $(x, x')$ at layer $l$:
+# $q_{11} = \Sigma^{(l)}(x,x)$, $q_{22} = \Sigma^{(l)}(x',x')$, $q_{12} = \Sigma^{(l)}(x,x')$.
 # The network has $L$ hidden layers and a linear readout, so its NNGP is $\Sigma^{(L+1)}$ and its NTK $\Theta^{(L+1)}$.
 #
-# You re-derive the recursion here, so do **not** call `nh.mlp(...).kernel` in your answer (the tests use it).
-# Points: (a) 1 + 3 hidden, (b) 2 manual.
+# You re-derive the recursion here, so do **not** call the package's kernels or duals in your answer
+# (`nh.mlp(...).kernel`, `nh.relu().activation.dual`, `nh.Kernel`, ...): the tests use them as the reference and
+# fail an answer that calls them. Points: (a) 1 + 3 hidden, (b) 2 manual.
 
 # %% nbgrader={"grade": false, "solution": false, "locked": true, "grade_id": "setup", "schema_version": 3}
 import math
 
+import numpy as np
 import torch
 import ntk_helpers as nh
+from ntk_helpers.grading import check_close, forbid, unpack
 
 # %% [markdown] nbgrader={"grade": false, "solution": false, "locked": true, "grade_id": "part_a", "schema_version": 3}
 # ## (a) Dual activations and the recursion
 #
-# Write `dual(name, q11, q22, q12)` returning `(E, Edot)` for `name` in `"identity"`, `"relu"`, `"erf"` (closed
-# forms: lesson 02 and the docstring of `ntk_helpers.activations`), working elementwise on float64 tensors, and
-# `mlp_kernels(x1, x2, depth, activation, sigma_w2, sigma_b2)` returning `(nngp, ntk)`, both (n1, n2).
+# **`dual(name, q11, q22, q12)`** for `name` in `"identity"`, `"relu"`, `"erf"` (closed forms: lesson 02 and the
+# docstring of `ntk_helpers.activations`). The tests pass three float64 torch tensors of one common shape
+# (variances $q_{11}, q_{22} > 0$, covariance $|q_{12}| \le \sqrt{q_{11}q_{22}}$, equality included). Return the
+# tuple `(E, Edot)`: two arrays of that same shape, computed elementwise.
+#
+# **`mlp_kernels(x1, x2, depth, activation, sigma_w2, sigma_b2)`**: `x1` of shape (n1, d) and `x2` of shape
+# (n2, d) are float64 torch tensors, `depth` $= L \ge 1$, `sigma_w2` $= \sigma_w^2 > 0$ and
+# `sigma_b2` $= \sigma_b^2 \ge 0$ are numbers. Return the tuple `(nngp, ntk)` $= (\Sigma^{(L+1)}, \Theta^{(L+1)})$,
+# each of shape (n1, n2).
+#
+# *What is accepted.* Arrays may be torch tensors (any float dtype), numpy arrays or lists; compute with torch or
+# numpy, with any correct formula (e.g. $\arccos$ or $\arctan2$, vectorized or with loops). Compute in **float64**
+# (torch's and numpy's float64; float32 intermediates are not accurate enough): the tests compare with the
+# package's reference values to a relative tolerance of $10^{-6}$. Rounding can push $q_{12}/\sqrt{q_{11}q_{22}}$
+# past $\pm1$ by one unit in the last place (it happens on the diagonal, $x = x'$): clip it to $[-1, 1]$ before
+# taking $\arccos$.
+#
+# <details><summary>Hint 1: which variances?</summary>
+#
+# Lesson 02, "Why the triple matters": the expectation for the pair $(x, x')$ needs both variances, and the
+# variances change from layer to layer. Carry the diagonals along: $\Sigma^{(l+1)}(x,x) = \sigma_w^2 E(q, q, q) +
+# \sigma_b^2$ with $q = \Sigma^{(l)}(x,x)$, the same map as for the pair.
+# </details>
+#
+# <details><summary>Hint 2: the ReLU dual</summary>
+#
+# With $s = \sqrt{q_{11}q_{22}}$, $\rho = q_{12}/s$ clipped to $[-1, 1]$ (rounding can push it just past 1) and
+# $\theta = \arccos\rho$: $E = \frac{s}{2\pi}(\sin\theta + (\pi - \theta)\cos\theta)$ and $\dot E = \frac{\pi - \theta}{2\pi}$
+# (Cho & Saul 2009; lesson 02, section 4.1.1).
+# </details>
 
 # %% nbgrader={"grade": false, "solution": true, "locked": false, "grade_id": "dual_and_recursion", "schema_version": 3}
 def dual(name, q11, q22, q12):
@@ -51,7 +83,7 @@ def mlp_kernels(x1, x2, depth, activation, sigma_w2, sigma_b2):
     v2 = sigma_w2 * (x2 * x2).sum(1) / d + sigma_b2
     ntk = cross
     for _ in range(depth):
-        e, e_dot = dual(activation, v1[:, None], v2[None, :], cross)
+        e, e_dot = dual(activation, v1[:, None].expand_as(cross), v2[None, :].expand_as(cross), cross)
         v1 = sigma_w2 * dual(activation, v1, v1, v1)[0] + sigma_b2
         v2 = sigma_w2 * dual(activation, v2, v2, v2)[0] + sigma_b2
         cross = sigma_w2 * e + sigma_b2
@@ -59,27 +91,101 @@ def mlp_kernels(x1, x2, depth, activation, sigma_w2, sigma_b2):
     return cross, ntk
     ### END SOLUTION
 
-# %% nbgrader={"grade": true, "solution": false, "locked": true, "points": 1, "grade_id": "test_identity_visible", "schema_version": 3}
+# %% nbgrader={"grade": true, "solution": false, "locked": true, "points": 1, "grade_id": "test_visible", "schema_version": 3}
+# Visible tests: the identity and ReLU duals; the ReLU recursion with a bias (variances change with depth);
+# the deep linear network's closed form.
+t = lambda *values: torch.tensor(values, dtype=torch.float64)
 g = torch.Generator().manual_seed(0)
-x1, x2 = torch.randn(4, 3, generator=g, dtype=torch.float64), torch.randn(5, 3, generator=g, dtype=torch.float64)
-e, e_dot = dual("identity", torch.ones(3, dtype=torch.float64), torch.ones(3, dtype=torch.float64),
-                torch.tensor([0.2, -0.5, 1.0], dtype=torch.float64))
-assert torch.allclose(e_dot, torch.ones(3, dtype=torch.float64)), "for the identity, E[phi'(u) phi'(v)] = 1"
-nngp, ntk = mlp_kernels(x1, x2, 3, "identity", 1.7, 0.0)
-assert ntk.shape == (4, 5), "ntk must have shape (n1, n2)"
-assert torch.allclose(ntk, 4 * 1.7 ** 4 * x1 @ x2.T / 3, rtol=1e-10), "deep linear network: (L+1) sigma_w^(2(L+1)) x.x'/d"
+x1 = torch.randn(4, 3, generator=g, dtype=torch.float64) * t(0.5, 1.0, 1.5, 2.0)[:, None]
+x2 = torch.randn(5, 3, generator=g, dtype=torch.float64)
+reference = nh.mlp(3, "relu", sigma_w=math.sqrt(1.3), sigma_b=math.sqrt(0.4)).kernel(x1, x2)
+with forbid((nh.Layer, "kernel"), (nh.Kernel, "from_inputs"), (nh.Activation, "dual")):
+    e, e_dot = unpack(dual("identity", t(1.0, 2.0, 0.5), t(1.0, 3.0, 2.0), t(0.2, -0.5, 1.0)), 2,
+                      'dual("identity", ...)')
+    check_close(e, t(0.2, -0.5, 1.0), rtol=1e-6, name='E of dual("identity", ...)')
+    check_close(e_dot, t(1.0, 1.0, 1.0), rtol=1e-6, name='Edot of dual("identity", ...)')
+    e, e_dot = unpack(dual("relu", t(1.0, 4.0), t(1.0, 1.0), t(0.0, 2.0)), 2, 'dual("relu", ...)')
+    check_close(e, t(1 / (2 * math.pi), 1.0), rtol=1e-6, atol=1e-9,
+                name='E of dual("relu", q11=[1, 4], q22=[1, 1], q12=[0, 2])')
+    check_close(e_dot, t(0.25, 0.5), rtol=1e-6, atol=1e-9,
+                name='Edot of dual("relu", q11=[1, 4], q22=[1, 1], q12=[0, 2])')
+    nngp, ntk = unpack(mlp_kernels(x1, x2, 3, "relu", 1.3, 0.4), 2,
+                       'mlp_kernels(x1, x2, 3, "relu", 1.3, 0.4)')
+    linear = unpack(mlp_kernels(x1, x2, 3, "identity", 1.7, 0.0), 2,
+                    'mlp_kernels(x1, x2, 3, "identity", 1.7, 0.0)')
+scale = reference.ntk.abs().max()
+check_close(nngp, reference.nngp, rtol=1e-6, atol=1e-9 * scale,
+            name='nngp of mlp_kernels(x1, x2, 3, "relu", 1.3, 0.4)')
+check_close(ntk, reference.ntk, rtol=1e-6, atol=1e-9 * scale,
+            name='ntk of mlp_kernels(x1, x2, 3, "relu", 1.3, 0.4)')
+closed_form = 4 * 1.7 ** 4 * x1 @ x2.T / 3                 # (L+1) sigma_w^(2(L+1)) x.x'/d
+check_close(linear[1], closed_form, rtol=1e-6, atol=1e-9 * closed_form.abs().max(),
+            name='ntk of mlp_kernels(x1, x2, 3, "identity", 1.7, 0.0) (deep linear network)')
 print("visible tests passed")
 
-# %% nbgrader={"grade": true, "solution": false, "locked": true, "points": 3, "grade_id": "test_recursion_hidden", "schema_version": 3}
-# Hidden tests check the ReLU and erf duals and the recursion with biases against ntk_helpers.
+# %% nbgrader={"grade": true, "solution": false, "locked": true, "points": 1, "grade_id": "test_dual_hidden", "schema_version": 3}
+# Hidden tests: the three duals on pairs with unequal variances, correlations in (-1, 1) and exactly +-1.
 ### BEGIN HIDDEN TESTS
-for act, w2, b2 in [("relu", 2.0, 0.0), ("relu", 1.3, 0.4), ("erf", 1.7, 0.2), ("identity", 1.0, 0.3)]:
-    reference = nh.mlp(4, act, sigma_w=math.sqrt(w2), sigma_b=math.sqrt(b2)).kernel(x1, x2)
-    nngp, ntk = mlp_kernels(x1, x2, 4, act, w2, b2)
-    assert torch.allclose(nngp, reference.nngp, rtol=1e-8, atol=1e-10), (act, "nngp")
-    assert torch.allclose(ntk, reference.ntk, rtol=1e-8, atol=1e-10), (act, "ntk")
-_, scaled = mlp_kernels(2 * x1, 0.5 * x2, 2, "relu", 2.0, 0.0)
-assert torch.allclose(scaled, mlp_kernels(x1, x2, 2, "relu", 2.0, 0.0)[1], rtol=1e-10)
+q11 = torch.tensor([1.0, 2.0, 0.5, 4.0, 3.0, 1.5, 4.0, 0.25, 6.0], dtype=torch.float64)
+q22 = torch.tensor([1.0, 0.7, 2.0, 1.0, 3.0, 1.5, 9.0, 1.0, 0.3], dtype=torch.float64)
+q12 = torch.tensor([0.3, -0.9, 0.2, 2.0, 3.0, -1.5, -6.0, 0.5, 1.2], dtype=torch.float64)
+references = {name: nh.ACTIVATIONS[name]().dual(q11, q22, q12) for name in ("identity", "relu", "erf")}
+with forbid((nh.Layer, "kernel"), (nh.Kernel, "from_inputs"), (nh.Activation, "dual")):
+    answers = {name: unpack(dual(name, q11.clone(), q22.clone(), q12.clone()), 2, f'dual("{name}", ...)')
+               for name in references}
+for name, (e_ref, e_dot_ref) in references.items():
+    check_close(answers[name][0], e_ref, rtol=1e-6, atol=1e-7, name=f'E of dual("{name}", ...)')
+    check_close(answers[name][1], e_dot_ref, rtol=1e-6, atol=1e-7, name=f'Edot of dual("{name}", ...)')
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "solution": false, "locked": true, "points": 1, "grade_id": "test_relu_hidden", "schema_version": 3}
+# Hidden tests: ReLU and identity recursions with and without bias, depths 1-5, inputs of different norms.
+### BEGIN HIDDEN TESTS
+g = torch.Generator().manual_seed(11)
+a1 = torch.randn(6, 4, generator=g, dtype=torch.float64)
+a1 = a1 * torch.linspace(0.3, 2.0, 6, dtype=torch.float64)[:, None]
+a2 = torch.randn(5, 4, generator=g, dtype=torch.float64)
+a2 = a2 * torch.linspace(1.5, 0.5, 5, dtype=torch.float64)[:, None]
+settings = [(4, "relu", 2.0, 0.0), (2, "relu", 1.3, 0.4), (1, "relu", 2.0, 0.1), (5, "relu", 0.8, 1.0),
+            (5, "identity", 1.0, 0.3)]
+references = [nh.mlp(L, act, sigma_w=math.sqrt(w2), sigma_b=math.sqrt(b2)).kernel(a1, a2)
+              for L, act, w2, b2 in settings]
+homogeneous = nh.mlp(3).kernel(a1, a2).ntk
+with forbid((nh.Layer, "kernel"), (nh.Kernel, "from_inputs"), (nh.Activation, "dual")):
+    answers = [unpack(mlp_kernels(a1, a2, *s), 2, f"mlp_kernels(x1, x2, {', '.join(map(repr, s))})")
+               for s in settings]
+    scaled = unpack(mlp_kernels(2 * a1, 0.5 * a2, 3, "relu", 2.0, 0.0), 2,
+                    "mlp_kernels(2 x1, 0.5 x2, ...)")[1]
+    unscaled = unpack(mlp_kernels(a1, a2, 3, "relu", 2.0, 0.0), 2, "mlp_kernels(x1, x2, ...)")[1]
+for s, reference, (nngp, ntk) in zip(settings, references, answers):
+    call = f"mlp_kernels(x1, x2, {', '.join(map(repr, s))})"
+    scale = reference.ntk.abs().max()
+    check_close(nngp, reference.nngp, rtol=1e-6, atol=1e-9 * scale, name=f"nngp of {call}")
+    check_close(ntk, reference.ntk, rtol=1e-6, atol=1e-9 * scale, name=f"ntk of {call}")
+unscaled = check_close(unscaled, homogeneous, rtol=1e-6, atol=1e-9 * homogeneous.abs().max(),
+                       name="ntk of mlp_kernels(x1, x2, 3, 'relu', 2.0, 0.0)")
+check_close(scaled, unscaled, rtol=1e-8, atol=1e-10 * unscaled.abs().max(),
+            name="ReLU without bias is homogeneous: ntk at (2 x1, 0.5 x2) vs at (x1, x2)")
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "solution": false, "locked": true, "points": 1, "grade_id": "test_erf_hidden", "schema_version": 3}
+# Hidden tests: erf recursions with and without bias.
+### BEGIN HIDDEN TESTS
+g = torch.Generator().manual_seed(12)
+c1 = torch.randn(5, 3, generator=g, dtype=torch.float64)
+c1 = c1 * torch.linspace(0.5, 2.5, 5, dtype=torch.float64)[:, None]
+c2 = torch.randn(4, 3, generator=g, dtype=torch.float64)
+settings = [(3, "erf", 1.7, 0.2), (2, "erf", 1.0, 0.0), (1, "erf", 3.0, 0.5)]
+references = [nh.mlp(L, act, sigma_w=math.sqrt(w2), sigma_b=math.sqrt(b2)).kernel(c1, c2)
+              for L, act, w2, b2 in settings]
+with forbid((nh.Layer, "kernel"), (nh.Kernel, "from_inputs"), (nh.Activation, "dual")):
+    answers = [unpack(mlp_kernels(c1, c2, *s), 2, f"mlp_kernels(x1, x2, {', '.join(map(repr, s))})")
+               for s in settings]
+for s, reference, (nngp, ntk) in zip(settings, references, answers):
+    call = f"mlp_kernels(x1, x2, {', '.join(map(repr, s))})"
+    scale = reference.ntk.abs().max()
+    check_close(nngp, reference.nngp, rtol=1e-6, atol=1e-9 * scale, name=f"nngp of {call}")
+    check_close(ntk, reference.ntk, rtol=1e-6, atol=1e-9 * scale, name=f"ntk of {call}")
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader={"grade": false, "solution": false, "locked": true, "grade_id": "part_b", "schema_version": 3}

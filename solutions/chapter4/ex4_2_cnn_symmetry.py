@@ -5,29 +5,68 @@
 # Gram matrix over data depends on the "relative position" of inputs. That premise mixes up data and pixel indices,
 # so the question is re-posed: compute a 1-D CNN kernel yourself and test its symmetries.
 #
-# Architecture (all conventions as in `ntk_helpers`): inputs `X` of shape (n, C, P) (1-D signals); `depth` blocks of
-# [conv with filter size `k`, $\sigma_w^2 = 2$, no bias → ReLU]; then the readout `"gap"` (average over positions)
-# or `"flatten"`; then a dense readout with $\sigma_w = 1$, no bias. Padding `"circular"` (wrap around) or `"same"`
-# (zeros, $\lfloor (k-1)/2\rfloor$ on the left, the rest on the right). Input kernel:
-# $\Sigma^{(0)}_{p,p'}(x,x') = \frac1C\sum_c x_{c,p}x'_{c,p'}$. Conv: $\Sigma'_{p,p'} = \frac{\sigma_w^2}{k}\sum_{a}\Sigma_{p+a,p'+a}$,
-# $\Theta'_{p,p'} = \Sigma'_{p,p'} + \frac{\sigma_w^2}{k}\sum_a \Theta_{p+a,p'+a}$ (padded entries are 0 or wrap around).
-# Do not call `nh.conv` in your answer. Points: (a) 1 + 3 hidden, (b) 2 manual.
+# **Architecture** (conventions of `ntk_helpers`, NTK parameterization): inputs $x$ with $C$ channels and $P$
+# positions (1-D signals); `depth` blocks of [convolution with filter size $k$, $\sigma_w^2 = 2$, no bias → ReLU];
+# then the readout `"gap"` (average over positions) or `"flatten"`; then a dense layer to one output with
+# $\sigma_w = 1$ and no bias. The convolution adds the inputs at offsets
+# $a \in \{-\tfrac{k-1}{2}, \dots, \tfrac{k-1}{2}\}$ ($k$ odd); padding `"circular"` wraps positions around
+# (modulo $P$), padding `"same"` treats positions outside $0..P-1$ as zeros.
+#
+# **Kernel recursion.** Every quantity is a tensor $T_{p,p'}(x, x')$ over a pair of inputs and a pair of positions.
+# Start from $F_{p,p'} = \frac1C\sum_c x_{c,p}\,x'_{c,p'}$ and $G = 0$. Each block does
+#
+# - convolution: $\Sigma_{p,p'} = \frac{\sigma_w^2}{k}\sum_a F_{p+a,\,p'+a}$ and
+#   $\Theta_{p,p'} = \Sigma_{p,p'} + \frac{\sigma_w^2}{k}\sum_a G_{p+a,\,p'+a}$ (padded entries of $F, G$: 0 or wrapped);
+# - ReLU: $F_{p,p'} = E$ and $G_{p,p'} = \dot E\,\Theta_{p,p'}$, the ReLU duals (lesson 02) at
+#   $q_{11} = \Sigma_{p,p}(x,x)$, $q_{22} = \Sigma_{p',p'}(x',x')$, $q_{12} = \Sigma_{p,p'}(x,x')$.
+#
+# The readout after the last block gives the NTK of the output:
+#
+# - `"gap"`: $\Theta_f(x,x') = \frac{1}{P^2}\sum_{p,p'}\big(F_{p,p'} + G_{p,p'}\big)$;
+# - `"flatten"`: $\Theta_f(x,x') = \frac{1}{P}\sum_{p}\big(F_{p,p} + G_{p,p}\big)$ (diagonal positions only, and $1/P$,
+#   not $1/P^2$: flatten's fan-in is $C\cdot P$).
+#
+# Do not call the package's kernels (`nh.conv(...)`, `.kernel`, `nh.Kernel`) in your answer: the tests use them
+# as the reference and fail an answer that calls them. Points: (a) 1 + 3 hidden, (b) 2 manual.
 
 # %% nbgrader={"grade": false, "solution": false, "locked": true, "grade_id": "setup", "schema_version": 3}
 import math
 
+import numpy as np
 import torch
 import ntk_helpers as nh
+from ntk_helpers.grading import as_float64, check_close, forbid
 
 # %% [markdown] nbgrader={"grade": false, "solution": false, "locked": true, "grade_id": "part_a", "schema_version": 3}
-# ## (a) `cntk_1d(X, depth, k, readout, padding)` → the (n, n) NTK, float64
+# ## (a) `cntk_1d(X, depth, k, readout, padding)` → the NTK $\Theta_f$ of all pairs of inputs
+#
+# `X` is a float64 torch tensor of shape (n, C, P); `depth` $\ge 1$; `k` an odd filter size (3 or 5 in the tests);
+# `readout` is `"gap"` or `"flatten"`; `padding` is `"circular"` or `"same"`. Return $\Theta_f(x_i, x_j)$ as an
+# (n, n) array (a torch tensor of any float dtype, a numpy array or a nested list). Compute with torch or numpy,
+# vectorized or with loops, in **float64**: the tests compare with the package's reference values to a relative
+# tolerance of $10^{-6}$. Rounding can push $q_{12}/\sqrt{q_{11}q_{22}}$ past $\pm1$ by one unit in the last place
+# (at $x = x'$, $p = p'$): clip it to $[-1, 1]$ before taking $\arccos$.
+#
+# <details><summary>Hint 1: shapes and the convolution step</summary>
+#
+# Keep $F$, $G$, $\Sigma$, $\Theta$ as tensors of shape (n, n, P, P) (lesson 03, section 4.2.1). The convolution
+# sums each tensor along shifted diagonals of its (p, p') block: with circular padding
+# `torch.roll(F, shifts=(-a, -a), dims=(2, 3))` is $F_{p+a,\,p'+a}$; with `"same"` padding copy the overlapping
+# slice into a zero tensor instead.
+# </details>
+#
+# <details><summary>Hint 2: the ReLU step</summary>
+#
+# The variances sit on the double diagonal: $\Sigma_{p,p}(x_i, x_i)$ is `torch.einsum("iipp->ip", S)`, shape (n, P).
+# Broadcast it to (n, n, P, P) for $q_{11}$ (index $i, p$) and $q_{22}$ (index $j, p'$), then apply the ReLU duals
+# elementwise, e.g. with $\theta = \arccos\big(q_{12}/\sqrt{q_{11}q_{22}}\big)$ (clip the argument to $[-1, 1]$).
+# </details>
 
 # %% nbgrader={"grade": false, "solution": true, "locked": false, "grade_id": "cntk_1d", "schema_version": 3}
 def cntk_1d(X, depth, k, readout, padding):
     ### BEGIN SOLUTION
     n, channels, positions = X.shape
-    left = (k - 1) // 2
-    offsets = [a - left for a in range(k)]
+    offsets = range(-((k - 1) // 2), k - (k - 1) // 2)
 
     def conv(t):                                   # (n, n, P, P): shared-offset sum over both positions
         out = torch.zeros_like(t)
@@ -40,51 +79,90 @@ def cntk_1d(X, depth, k, readout, padding):
                 out[:, :, dst, dst] += t[:, :, src, src]
         return 2.0 * out / k
 
-    sigma = torch.einsum("icp,jcq->ijpq", X, X) / channels
-    theta = torch.zeros_like(sigma)
+    f = torch.einsum("icp,jcq->ijpq", X, X) / channels
+    g = torch.zeros_like(f)
     for _ in range(depth):
-        sigma = conv(sigma)
-        theta = sigma + conv(theta)
-        var = torch.diagonal(torch.diagonal(sigma, dim1=0, dim2=1), dim1=0, dim2=1)    # (n, P): Sigma_pp(x_i, x_i)
+        sigma = conv(f)
+        theta = sigma + conv(g)
+        var = torch.einsum("iipp->ip", sigma)                     # (n, P): Sigma_pp(x_i, x_i)
         q = var[:, None, :, None] * var[None, :, None, :]
         r = (q - sigma ** 2).clamp_min(0).sqrt()
         angle = torch.atan2(r, sigma)
-        e = (r + (math.pi - angle) * sigma) / (2 * math.pi)
-        e_dot = (math.pi - angle) / (2 * math.pi)
-        sigma, theta = e, e_dot * theta
+        f = (r + (math.pi - angle) * sigma) / (2 * math.pi)
+        g = (math.pi - angle) / (2 * math.pi) * theta
     if readout == "gap":
-        nngp, ntk = sigma.mean((2, 3)), theta.mean((2, 3))
-    else:
-        nngp = torch.diagonal(sigma, dim1=2, dim2=3).mean(-1)
-        ntk = torch.diagonal(theta, dim1=2, dim2=3).mean(-1)
-    return nngp + ntk
+        return (f + g).mean((2, 3))
+    return torch.diagonal(f + g, dim1=2, dim2=3).mean(-1)
     ### END SOLUTION
 
+# %% nbgrader={"grade": false, "solution": false, "locked": true, "grade_id": "test_tools", "schema_version": 3}
+# The tests' tools: the reference kernel (the package, with images of height 1), and your function, checked.
+def reference_cntk(X, depth, k, readout, padding):
+    conv = lambda: nh.conv(kernel_size=(1, k), padding=padding, sigma_w=math.sqrt(2))
+    pool = nh.global_avg_pool() if readout == "gap" else nh.flatten()
+    return nh.serial(*[conv(), nh.relu()] * depth, pool, nh.dense(1)).kernel(X[:, :, None, :]).ntk
+
+
+def checked_cntk(X, depth, k, readout, padding):
+    call = f"cntk_1d(X, {depth}, {k}, {readout!r}, {padding!r})"
+    with forbid((nh.Layer, "kernel"), (nh.Kernel, "from_inputs")):
+        value = cntk_1d(X.clone(), depth, k, readout, padding)
+    return as_float64(value, name=call, shape=(len(X), len(X))), call
+
 # %% nbgrader={"grade": true, "solution": false, "locked": true, "points": 1, "grade_id": "test_visible", "schema_version": 3}
+# Visible tests: GAP with circular padding, the values and the invariance to shifting one input.
 g = torch.Generator().manual_seed(0)
 X = torch.randn(4, 2, 8, generator=g, dtype=torch.float64)
-theta = cntk_1d(X, 2, 3, "gap", "circular")
-assert theta.shape == (4, 4) and theta.dtype == torch.float64
-assert torch.allclose(theta, theta.T), "a Gram matrix is symmetric"
-shifted = torch.roll(X, 3, dims=-1)
-both = torch.cat([shifted[:1], X[1:]])
-assert torch.allclose(cntk_1d(both, 2, 3, "gap", "circular")[0, 1:], theta[0, 1:], rtol=1e-10), \
-    "with GAP and circular padding, shifting one input must not change the kernel"
+theta, call = checked_cntk(X, 2, 3, "gap", "circular")
+reference = reference_cntk(X, 2, 3, "gap", "circular")
+check_close(theta, reference, rtol=1e-6, atol=1e-9 * reference.abs().max(), name=call)
+scale = float(theta.abs().max())
+shifted_one = torch.cat([torch.roll(X[:1], 3, dims=-1), X[1:]])
+check_close(checked_cntk(shifted_one, 2, 3, "gap", "circular")[0][0, 1:], theta[0, 1:], rtol=1e-6,
+            atol=1e-9 * scale,
+            name="GAP, circular padding: the kernel after shifting input 0 by 3 positions (row 0)")
 print("visible tests passed")
 
-# %% nbgrader={"grade": true, "solution": false, "locked": true, "points": 3, "grade_id": "test_hidden", "schema_version": 3}
-# Hidden tests: flatten is only jointly shift invariant; "same" padding values against ntk_helpers.
+# %% nbgrader={"grade": true, "solution": false, "locked": true, "points": 1, "grade_id": "test_flatten_hidden", "schema_version": 3}
+# Hidden tests: flatten with circular padding: values; invariant to joint shifts only.
 ### BEGIN HIDDEN TESTS
-flat = cntk_1d(X, 2, 3, "flatten", "circular")
-flat_one = cntk_1d(torch.cat([shifted[:1], X[1:]]), 2, 3, "flatten", "circular")
-assert float((flat_one[0, 1:] - flat[0, 1:]).abs().max() / flat.abs().max()) > 1e-2
-assert torch.allclose(cntk_1d(shifted, 2, 3, "flatten", "circular"), flat, rtol=1e-10)
-images = X[:, :, None, :]
-for readout, layer in [("gap", nh.global_avg_pool()), ("flatten", nh.flatten())]:
-    for k in (3, 2):
-        conv = lambda: nh.conv(kernel_size=(1, k), padding="same", sigma_w=math.sqrt(2))
-        reference = nh.serial(conv(), nh.relu(), conv(), nh.relu(), layer, nh.dense(1)).kernel(images).ntk
-        assert torch.allclose(cntk_1d(X, 2, k, readout, "same"), reference, rtol=1e-8, atol=1e-10), (readout, k)
+g = torch.Generator().manual_seed(21)
+Y = torch.randn(5, 3, 8, generator=g, dtype=torch.float64)
+for depth, k in [(2, 3), (1, 5)]:
+    flat, call = checked_cntk(Y, depth, k, "flatten", "circular")
+    reference = reference_cntk(Y, depth, k, "flatten", "circular")
+    check_close(flat, reference, rtol=1e-6, atol=1e-9 * reference.abs().max(), name=call)
+flat, _ = checked_cntk(Y, 2, 3, "flatten", "circular")
+joint, _ = checked_cntk(torch.roll(Y, 3, dims=-1), 2, 3, "flatten", "circular")
+check_close(joint, flat, rtol=1e-6, atol=1e-9 * flat.abs().max(),
+            name="flatten, circular: the kernel after shifting every input by 3")
+one, _ = checked_cntk(torch.cat([torch.roll(Y[:1], 3, dims=-1), Y[1:]]), 2, 3, "flatten", "circular")
+assert float((one[0, 1:] - flat[0, 1:]).abs().max() / flat.abs().max()) > 1e-2, \
+    "flatten must not be invariant to shifting one input"
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "solution": false, "locked": true, "points": 1, "grade_id": "test_same_gap_hidden", "schema_version": 3}
+# Hidden tests: GAP with zero ("same") padding against the package, filter sizes 3 and 5.
+### BEGIN HIDDEN TESTS
+g = torch.Generator().manual_seed(22)
+Z = torch.randn(4, 2, 8, generator=g, dtype=torch.float64)
+Z = Z * torch.tensor([0.5, 1.0, 1.5, 2.0], dtype=torch.float64)[:, None, None]
+for depth, k in [(2, 3), (3, 5)]:
+    value, call = checked_cntk(Z, depth, k, "gap", "same")
+    reference = reference_cntk(Z, depth, k, "gap", "same")
+    check_close(value, reference, rtol=1e-6, atol=1e-9 * reference.abs().max(), name=call)
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "solution": false, "locked": true, "points": 1, "grade_id": "test_same_flatten_hidden", "schema_version": 3}
+# Hidden tests: flatten with zero ("same") padding against the package.
+### BEGIN HIDDEN TESTS
+g = torch.Generator().manual_seed(23)
+W = torch.randn(3, 3, 7, generator=g, dtype=torch.float64)
+W = W * torch.tensor([2.0, 1.0, 0.5], dtype=torch.float64)[:, None, None]
+for depth, k in [(1, 3), (3, 3), (2, 5)]:
+    value, call = checked_cntk(W, depth, k, "flatten", "same")
+    reference = reference_cntk(W, depth, k, "flatten", "same")
+    check_close(value, reference, rtol=1e-6, atol=1e-9 * reference.abs().max(), name=call)
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader={"grade": false, "solution": false, "locked": true, "grade_id": "part_b", "schema_version": 3}

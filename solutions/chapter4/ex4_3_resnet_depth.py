@@ -1,24 +1,55 @@
 # %% [markdown] nbgrader={"grade": false, "solution": false, "locked": true, "grade_id": "intro", "schema_version": 3}
 # # Exercise 4.3 · Depth scaling of a ResNet NTK
 #
-# *Chapter 4.3, lesson 04.* Model (AUDIT §2(e), `nh.resnet(L, alpha=alpha)`): $x^{(0)} = \frac{\sigma_w}{\sqrt d}W^{(0)}x$;
-# $x^{(l)} = x^{(l-1)} + \alpha\,\frac{\sigma_w}{\sqrt m}W^{(l)}\,\mathrm{relu}(x^{(l-1)})$ for $l = 1..L$; $f = \frac{1}{\sqrt m}v^\top x^{(L)}$;
-# $\sigma_w^2 = 2$, no biases, NTK parameterization. The chapter argues each block adds $O(1)$, so the NTK is $O(L)$
-# without scaling and $O(1)$ with $\alpha = 1/\sqrt L$, and elsewhere that the total is $O(\sqrt L)$. Compute it.
+# *Chapter 4.3, lesson 04.* Model (lesson 04, section 4.3.1; `nh.resnet(L, alpha=alpha)`):
+# $x^{(0)} = \frac{\sigma_w}{\sqrt d}W^{(0)}x$; $x^{(l)} = x^{(l-1)} + \alpha\,\frac{\sigma_w}{\sqrt m}W^{(l)}\,\mathrm{relu}(x^{(l-1)})$
+# for $l = 1..L$; $f = \frac{1}{\sqrt m}v^\top x^{(L)}$; $\sigma_w^2 = 2$, no biases, NTK parameterization, every weight
+# $\mathcal N(0, 1)$ and trained. The chapter argues each block adds $O(1)$, so the NTK is $O(L)$ without scaling
+# and $O(1)$ with $\alpha = 1/\sqrt L$, and elsewhere that the total is $O(\sqrt L)$. Compute it.
 #
-# Do not call `nh.resnet` or `nh.residual` in your answer. Points: (a) 1 + 3 hidden, (b) 2 manual.
+# Do not call the package's kernels (`nh.resnet`, `nh.residual`, `.kernel`, `nh.Kernel`) in your answer: the tests
+# use them as the reference and fail an answer that calls them. Points: (a) 1 + 3 hidden, (b) 2 manual.
 
 # %% nbgrader={"grade": false, "solution": false, "locked": true, "grade_id": "setup", "schema_version": 3}
 import math
 
+import numpy as np
 import torch
 import ntk_helpers as nh
+from ntk_helpers.grading import as_float64, check_close, forbid
 
 # %% [markdown] nbgrader={"grade": false, "solution": false, "locked": true, "grade_id": "part_a", "schema_version": 3}
-# ## (a) `resnet_ntk(X, L, alpha)` → the (n, n) NTK of $f$
+# ## (a) `resnet_ntk(X, L, alpha)` → the NTK $\Theta_f$ of all pairs of inputs
 #
-# Hint: $\Sigma^{(l)} = \Sigma^{(l-1)} + \alpha^2\sigma_w^2 E^{(l-1)}$, $\Theta^{(l)} = (1 + \alpha^2\sigma_w^2\dot E^{(l-1)})\Theta^{(l-1)} + \alpha^2\sigma_w^2E^{(l-1)}$,
-# starting from $\Sigma^{(0)} = \Theta^{(0)} = \sigma_w^2 x\cdot x'/d$; the readout gives $\Theta_f = \Sigma^{(L)} + \Theta^{(L)}$.
+# At infinite width, with $E^{(l-1)}$ and $\dot E^{(l-1)}$ the ReLU duals (lesson 02) evaluated at the triple
+# $q_{11} = \Sigma^{(l-1)}(x,x)$, $q_{22} = \Sigma^{(l-1)}(x',x')$, $q_{12} = \Sigma^{(l-1)}(x,x')$:
+#
+# $$\Sigma^{(0)} = \Theta^{(0)} = \sigma_w^2\,\frac{x\cdot x'}{d}, \qquad
+#   \Sigma^{(l)} = \Sigma^{(l-1)} + \alpha^2\sigma_w^2 E^{(l-1)}, \qquad
+#   \Theta^{(l)} = \bigl(1 + \alpha^2\sigma_w^2\dot E^{(l-1)}\bigr)\Theta^{(l-1)} + \alpha^2\sigma_w^2E^{(l-1)},$$
+#
+# and the readout gives $\Theta_f = \Sigma^{(L)} + \Theta^{(L)}$.
+#
+# `X` is a float64 torch tensor of shape (n, d), `L` $\ge 1$ an integer (up to 512 in the tests), `alpha` $> 0$ a
+# number. Return $\Theta_f(x_i, x_j)$ as an (n, n) array (a torch tensor of any float dtype, a numpy array or a
+# nested list). Compute with torch, numpy or Python floats, vectorized or with loops, with any correct formula
+# (e.g. $\arccos$ or $\arctan2$), in **float64**: the tests compare with the package's reference values to a
+# relative tolerance of $10^{-6}$. Rounding can push $q_{12}/\sqrt{q_{11}q_{22}}$ past $\pm1$ by one unit in the
+# last place (on the diagonal): clip it to $[-1, 1]$ before taking $\arccos$.
+#
+# <details><summary>Hint 1: the variances</summary>
+#
+# The duals need both variances of the pair, and they grow from block to block. Carry them along (lesson 02,
+# "Why the triple matters"): $\Sigma^{(l)}(x,x) = \Sigma^{(l-1)}(x,x) + \alpha^2\sigma_w^2 E(q, q, q)$ with
+# $E(q, q, q) = q/2$ for ReLU, or simply update the whole Gram matrix and read its diagonal.
+# </details>
+#
+# <details><summary>Hint 2: a check</summary>
+#
+# For inputs with $|x|^2 = d$ (so $q_0 = \Sigma^{(0)}(x,x) = 2$) the diagonal has the closed form
+# $\Theta_f(x,x) = q_0(1+c)^L\big(2 + \frac{Lc}{1+c}\big)$ with $c = \alpha^2\sigma_w^2/2$ (lesson 04, section 4.3.2).
+# The off-diagonal entries need the full duals.
+# </details>
 
 # %% nbgrader={"grade": false, "solution": true, "locked": false, "grade_id": "resnet_ntk", "schema_version": 3}
 def resnet_ntk(X, L, alpha):
@@ -38,26 +69,62 @@ def resnet_ntk(X, L, alpha):
     return sigma + theta
     ### END SOLUTION
 
+# %% nbgrader={"grade": false, "solution": false, "locked": true, "grade_id": "test_tools", "schema_version": 3}
+# The tests' tools: your function, checked (type, shape, no call to the package's kernels).
+def checked_resnet_ntk(X, L, alpha):
+    call = f"resnet_ntk(X, {L}, {alpha:.6g})"
+    with forbid((nh.Layer, "kernel"), (nh.Kernel, "from_inputs")):
+        return as_float64(resnet_ntk(X.clone(), L, alpha), name=call, shape=(len(X), len(X))), call
+
 # %% nbgrader={"grade": true, "solution": false, "locked": true, "points": 1, "grade_id": "test_visible", "schema_version": 3}
+# Visible tests: L = 3, alpha = 0.5 against the package; the closed-form diagonal at L = 1, alpha = 1.
 X = nh.sphere(5, 4, seed=0)                 # |x|^2 = d, so q0 = sigma_w^2 = 2
-theta = resnet_ntk(X, 1, 1.0)
-assert theta.shape == (5, 5)
-assert torch.allclose(torch.diagonal(theta), torch.full((5,), 2.0 * 2 * 2.5, dtype=torch.float64)), \
-    "L = 1, alpha = 1: Theta(x,x) = q0 (1+c)(2 + c/(1+c)) with c = 1"
+theta, call = checked_resnet_ntk(X, 3, 0.5)
+reference = nh.resnet(3, alpha=0.5).kernel(X).ntk
+check_close(theta, reference, rtol=1e-6, atol=1e-9 * reference.abs().max(), name=call)
+theta, call = checked_resnet_ntk(X, 1, 1.0)
+check_close(torch.diagonal(theta), torch.full((5,), 2.0 * 2 * 2.5, dtype=torch.float64), rtol=1e-6,
+            name=f"the diagonal of {call}: q0 (1+c)(2 + c/(1+c)) with c = 1")
 print("visible tests passed")
 
-# %% nbgrader={"grade": true, "solution": false, "locked": true, "points": 3, "grade_id": "test_hidden", "schema_version": 3}
-# Hidden tests: the closed-form diagonal, exponential growth for alpha = 1, the 3e q0 limit, nh.resnet.
+# %% nbgrader={"grade": true, "solution": false, "locked": true, "points": 1, "grade_id": "test_diagonal_hidden", "schema_version": 3}
+# Hidden tests: the closed-form diagonal for L = 1..64 and alpha = 1, 1/sqrt(L), 1/L.
 ### BEGIN HIDDEN TESTS
-for L in (4, 16, 64):
+S = nh.sphere(6, 5, seed=3)
+for L in (1, 4, 16, 64):
     for alpha in (1.0, L ** -0.5, 1 / L):
         c = alpha ** 2
-        expected = 2.0 * (1 + c) ** L * (2 + L * c / (1 + c))
-        assert torch.allclose(torch.diagonal(resnet_ntk(X, L, alpha)), torch.full((5,), expected, dtype=torch.float64), rtol=1e-10)
-slope = (math.log(resnet_ntk(X, 32, 1.0)[0, 0]) - math.log(resnet_ntk(X, 8, 1.0)[0, 0])) / 24
-assert abs(slope - math.log(2)) < 0.05
-assert abs(float(resnet_ntk(X, 512, 512 ** -0.5)[0, 0]) / 2.0 - 3 * math.e) < 0.05
-assert torch.allclose(resnet_ntk(X, 6, 0.4), nh.resnet(6, alpha=0.4).kernel(X).ntk, rtol=1e-8)
+        expected = torch.full((6,), 2.0 * (1 + c) ** L * (2 + L * c / (1 + c)), dtype=torch.float64)
+        theta, call = checked_resnet_ntk(S, L, alpha)
+        check_close(torch.diagonal(theta), expected, rtol=1e-6, name=f"the diagonal of {call}")
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "solution": false, "locked": true, "points": 1, "grade_id": "test_offdiagonal_hidden", "schema_version": 3}
+# Hidden tests: every entry against the package, inputs of different norms.
+### BEGIN HIDDEN TESTS
+g = torch.Generator().manual_seed(31)
+Y = torch.randn(6, 4, generator=g, dtype=torch.float64)
+Y = Y * torch.linspace(0.5, 2.0, 6, dtype=torch.float64)[:, None]
+for L, alpha in [(6, 0.4), (20, 20 ** -0.5), (2, 1.0)]:
+    reference = nh.resnet(L, alpha=alpha).kernel(Y).ntk
+    theta, call = checked_resnet_ntk(Y, L, alpha)
+    check_close(theta, reference, rtol=1e-6, atol=1e-9 * reference.abs().max(), name=call)
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "solution": false, "locked": true, "points": 1, "grade_id": "test_depth_hidden", "schema_version": 3}
+# Hidden tests: the depth scaling: growth ~2^L for alpha = 1, the limits 3e q0 and 2 q0 at L = 512.
+### BEGIN HIDDEN TESTS
+S = nh.sphere(4, 3, seed=5)
+diagonal = {L: float(checked_resnet_ntk(S, L, 1.0)[0][0, 0]) for L in (32, 64)}
+rate = (diagonal[64] / diagonal[32]) ** (1 / 32)
+assert 1.9 < rate < 2.1, f"alpha = 1: Theta(x,x) grows by {rate:.4f} per block (L = 32 to 64), not ~2"
+limit = float(checked_resnet_ntk(S, 512, 512 ** -0.5)[0][0, 0]) / 2.0
+assert abs(limit - 3 * math.e) < 0.05, f"alpha = 1/sqrt(L), L = 512: Theta(x,x)/q0 = {limit:.4f}, not ~3e"
+limit = float(checked_resnet_ntk(S, 512, 1 / 512)[0][0, 0]) / 2.0
+assert abs(limit - 2) < 0.01, f"alpha = 1/L, L = 512: Theta(x,x)/q0 = {limit:.4f}, expected ~2"
+reference = nh.resnet(512, alpha=512 ** -0.5).kernel(S).ntk
+check_close(checked_resnet_ntk(S, 512, 512 ** -0.5)[0], reference, rtol=1e-6,
+            atol=1e-9 * reference.abs().max(), name="resnet_ntk(X, 512, 1/sqrt(512))")
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader={"grade": false, "solution": false, "locked": true, "grade_id": "part_b", "schema_version": 3}

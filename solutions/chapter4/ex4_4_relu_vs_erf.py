@@ -14,11 +14,49 @@ import math
 import numpy as np
 import torch
 import ntk_helpers as nh
+from ntk_helpers.grading import as_float64, check_close
+
+
+def kernel_function(profile):
+    """kappa for the tests: takes a 1-D torch tensor (returns a tensor) or a numpy array (returns one)."""
+    def kappa(t):
+        if isinstance(t, torch.Tensor):
+            return profile(t.to(torch.float64))
+        return profile(torch.as_tensor(np.asarray(t, dtype=np.float64))).numpy()
+    return kappa
+
+
+def ntk_on_circle(architecture):
+    """kappa(t) of an architecture's NTK between two points of the circle |x|^2 = 2 at cosine t."""
+    return kernel_function(lambda t: nh.dot_product_profile(architecture, t, 2))
 
 # %% [markdown] nbgrader={"grade": false, "solution": false, "locked": true, "grade_id": "part_a", "schema_version": 3}
-# ## (a) `circle_spectrum(kernel_fn, K=200)` → numpy array $\mu_0, \dots, \mu_K$
+# ## (a) `circle_spectrum(kernel_fn, K=200)` → the eigenvalues $\mu_0, \dots, \mu_K$
 #
-# `kernel_fn(t)` takes a float64 tensor of cosines and returns $\kappa(t)$. Use 2048 equally spaced angles and an FFT.
+# `kernel_fn(t)` takes a 1-D float64 torch tensor of cosines and returns $\kappa(t)$ as a tensor of the same length
+# (the tests' kernels also accept a numpy array and then return one). Return $\mu_0, \dots, \mu_K$ as a 1-D array of
+# length `K + 1` (a numpy array, a torch tensor of any float dtype or a list; real numbers, with their signs).
+#
+# Use the $N = 2048$ equally spaced angles $\theta_j = 2\pi j/N$, $j = 0, \dots, N-1$ and
+# $\mu_k \approx \frac1N\sum_j \kappa(\cos\theta_j)\cos(k\theta_j)$: one real FFT gives all of them, a loop over $k$ is
+# fine too, and so is a more accurate integration. The tests compare with the exact $\mu_k$ to $2\cdot10^{-6}$
+# times the largest $|\mu_k|$ (the 2048-angle rule is within $4\cdot10^{-7}$ of it for every kernel tested).
+# The kernels tested include the NTK of bias-free ReLU networks with **one and two hidden layers**, the ReLU NTK
+# with a bias, and the erf NTK.
+#
+# <details><summary>Hint 1: the grid</summary>
+#
+# The angles must not include $2\pi$ (it is the same point as $0$): `torch.arange(N) * (2 * math.pi / N)`, not
+# `torch.linspace(0, 2 * math.pi, N)`. Lesson 06, section 4.5.2, computes such a spectrum from one row of a Gram
+# matrix.
+# </details>
+#
+# <details><summary>Hint 2: the FFT's conventions</summary>
+#
+# `torch.fft.rfft(v)[k]` is $\sum_j v_j e^{-2\pi i jk/N}$: divide by $N$ and keep the real part (the kernel values are
+# even in $\theta$, so the imaginary part is rounding noise). Do not double the $k \ge 1$ terms: $\mu_k$ is the
+# coefficient of $e^{ik\theta}$, not of $\cos k\theta$. Check: $\kappa(t) = t$ gives $\mu_1 = \frac12$.
+# </details>
 
 # %% nbgrader={"grade": false, "solution": true, "locked": false, "grade_id": "circle_spectrum", "schema_version": 3}
 def circle_spectrum(kernel_fn, K=200):
@@ -29,44 +67,78 @@ def circle_spectrum(kernel_fn, K=200):
     return (torch.fft.rfft(values).real / n).numpy()[: K + 1]
     ### END SOLUTION
 
+# %% nbgrader={"grade": false, "solution": false, "locked": true, "grade_id": "test_tools", "schema_version": 3}
+# The tests' tools: the exact eigenvalues (2^16 angles), and your function, checked.
+def exact_spectrum(kappa, K):
+    n = 2 ** 16
+    values = kappa(torch.cos(torch.arange(n, dtype=torch.float64) * (2 * math.pi / n)))
+    return torch.fft.rfft(values).real[: K + 1] / n
+
+
+def check_spectrum(kappa, K, label, default_K=False):
+    call = f"circle_spectrum({label})" if default_K else f"circle_spectrum({label}, K={K})"
+    reference = exact_spectrum(kappa, K)
+    mu = circle_spectrum(kappa) if default_K else circle_spectrum(kappa, K=K)
+    mu = as_float64(mu, name=call, shape=(K + 1,))
+    return check_close(mu, reference, rtol=0, atol=2e-6 * float(reference.abs().max()), name=call)
+
 # %% nbgrader={"grade": true, "solution": false, "locked": true, "points": 1, "grade_id": "test_visible", "schema_version": 3}
-mu = circle_spectrum(lambda t: torch.ones_like(t), K=10)
-assert mu.shape == (11,), "return mu_0 .. mu_K"
-assert abs(mu[0] - 1) < 1e-12 and np.abs(mu[1:]).max() < 1e-12, "a constant kernel has only mu_0 = its value"
-mu = circle_spectrum(lambda t: t, K=10)
-assert abs(mu[1] - 0.5) < 1e-12, "cos(theta) = (e^{i theta} + e^{-i theta})/2 has mu_1 = 1/2"
+# Visible tests: a constant, kappa(t) = t, and the NTK of a one-hidden-layer ReLU network.
+check_spectrum(kernel_function(lambda t: torch.ones_like(t)), 10, "kappa = 1")
+mu = check_spectrum(kernel_function(lambda t: t), 10, "kappa(t) = t")
+assert abs(float(mu[1]) - 0.5) < 1e-6, "cos(theta) = (e^{i theta} + e^{-i theta})/2 has mu_1 = 1/2"
+check_spectrum(ntk_on_circle(nh.mlp(1)), 10, "ReLU NTK, 1 hidden layer")
 print("visible tests passed")
 
-# %% nbgrader={"grade": true, "solution": false, "locked": true, "points": 3, "grade_id": "test_hidden", "schema_version": 3}
-# Hidden tests: the ReLU NTK decays like k^-2 with no odd modes beyond 1 (without bias); erf has only odd modes.
+# %% nbgrader={"grade": true, "solution": false, "locked": true, "points": 1, "grade_id": "test_generic_hidden", "schema_version": 3}
+# Hidden tests: kernels with negative eigenvalues and with every mode present; other values of K.
 ### BEGIN HIDDEN TESTS
-relu = circle_spectrum(lambda t: nh.dot_product_profile(nh.mlp(1), t, 2))
-angles = np.linspace(0, 2 * math.pi, 20001)[:-1]
-profile = nh.dot_product_profile(nh.mlp(1), torch.as_tensor(np.cos(angles)), 2).numpy()
-for k in (0, 1, 2, 6):
-    assert abs(relu[k] - np.mean(profile * np.cos(k * angles))) < 1e-6 * abs(relu[0])
+mu = check_spectrum(kernel_function(lambda t: 4 * t ** 3 - 4 * t), 5, "kappa(t) = 4t^3 - 4t")
+assert float(mu[1]) < -0.49 and float(mu[3]) > 0.49, "4t^3 - 4t = cos(3 theta) - cos(theta): mu_1 = -1/2"
+check_spectrum(kernel_function(torch.exp), 30, "kappa = exp")
+check_spectrum(kernel_function(lambda t: 1 / (1.5 - t)), 300, "kappa(t) = 1/(1.5 - t)")
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "solution": false, "locked": true, "points": 1, "grade_id": "test_relu_hidden", "schema_version": 3}
+# Hidden tests: ReLU NTKs with one and two hidden layers: values, k^-2 decay, odd modes.
+### BEGIN HIDDEN TESTS
+one = check_spectrum(ntk_on_circle(nh.mlp(1)), 200, "ReLU NTK, 1 hidden layer", default_K=True).numpy()
+two = check_spectrum(ntk_on_circle(nh.mlp(2)), 200, "ReLU NTK, 2 hidden layers", default_K=True).numpy()
 even = np.arange(22, 199, 2)
-assert abs(np.polyfit(np.log(even), np.log(relu[even]), 1)[0] + 2) < 0.05
-assert np.abs(relu[[3, 5, 7]]).max() < 1e-10
-biased = circle_spectrum(lambda t: nh.dot_product_profile(nh.mlp(1, sigma_b=math.sqrt(0.5)), t, 2))
-assert biased[[3, 5, 7]].min() > 1e-3
-erf = circle_spectrum(lambda t: nh.dot_product_profile(nh.mlp(1, "erf", sigma_w=1.0), t, 2))
-assert np.abs(erf[2::2]).max() < 1e-12 and erf[5] / erf[3] < 0.2
+slope = np.polyfit(np.log(even), np.log(one[even]), 1)[0]
+assert abs(slope + 2) < 0.05, f"one hidden layer: mu_k should fall like k^-2 on even k, slope {slope:.3f}"
+assert np.abs(one[[3, 5, 7]]).max() < 1e-5 * one[0], "one hidden layer, no bias: no odd modes k >= 3"
+assert two[[3, 5, 7]].min() > 1e-3 * two[0], "two hidden layers: odd modes k >= 3 are present"
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "solution": false, "locked": true, "points": 1, "grade_id": "test_erf_bias_hidden", "schema_version": 3}
+# Hidden tests: the erf NTK (only odd modes, geometric decay) and the ReLU NTK with a bias.
+### BEGIN HIDDEN TESTS
+erf = check_spectrum(ntk_on_circle(nh.mlp(1, "erf", sigma_w=1.0)), 40, "erf NTK").numpy()
+assert np.abs(erf[2::2]).max() < 1e-5 * erf[1] and erf[5] / erf[3] < 0.2, "bias-free erf: odd, fast decay"
+biased = check_spectrum(ntk_on_circle(nh.mlp(1, sigma_b=math.sqrt(0.5))), 60, "ReLU NTK with sigma_b^2 = 0.5")
+assert float(biased[[3, 5, 7]].min()) > 1e-3, "with a bias the one-layer ReLU NTK has odd modes"
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader={"grade": false, "solution": false, "locked": true, "grade_id": "part_b", "schema_version": 3}
-# ## (b) Compare ReLU and erf kernels: homogeneity, eigen-decay, parity. Is one "better for vision"?
+# ## (b) Compare the ReLU and erf NTKs (no bias; one and two hidden layers): homogeneity, eigen-decay, parity. Is one "better for vision"?
 
 # %% [markdown] nbgrader={"grade": true, "solution": true, "locked": false, "points": 2, "grade_id": "answer_b", "schema_version": 3}
 # **Rubric (for the grader; the whole cell is replaced by "YOUR ANSWER HERE" in the student version).**
 #
-# 1 point: ReLU without bias is positively homogeneous, $\Theta(ax,bx') = ab\,\Theta(x,x')$ (not scale invariant); erf is
-# not homogeneous and saturates. ReLU eigenvalues decay polynomially ($k^{-d}$), erf's geometrically.
-# 1 point: bias-free erf kernels are odd (only odd modes), so they can fit only odd functions; spectral bias exists
-# for both (mode $k$ learned at rate $\propto\mu_k$); there is no theorem that ReLU is better for vision.
+# 1 point: ReLU without bias is positively homogeneous, $\Theta(ax,bx') = ab\,\Theta(x,x')$ for $a, b > 0$ (not scale
+# invariant); erf is not homogeneous and saturates. ReLU eigenvalues decay polynomially ($k^{-2}$ on the circle,
+# $k^{-d}$ on $S^{d-1}$), erf's geometrically.
+# 1 point: parity: bias-free erf kernels are odd (only odd modes), so they fit only odd functions. The bias-free ReLU
+# NTK with **one** hidden layer has no odd modes $k \ge 3$; with two hidden layers (or a bias) it has them
+# ($\mu_3 \approx 0.0975$, $\mu_5 \approx 0.024$ next to $\mu_0 \approx 2.17$ on this circle), so "ReLU has no odd modes" is
+# wrong in general. Spectral bias exists for both (mode $k$ is learned at a rate $\propto\mu_k$); there is no
+# theorem that ReLU is better for vision.
 #
 # **Model answer.**
 # Without bias ReLU kernels are positively homogeneous of degree one in each input, which is not scale invariance;
-# erf saturates and is not homogeneous. ReLU eigenvalues fall like $k^{-2}$ on the circle ($k^{-d}$ on $S^{d-1}$) and skip
-# odd $k\ge3$; erf's fall geometrically and are purely odd, so a bias-free erf network fits only odd targets. Both
-# learn mode $k$ at rate $\mu_k$ (spectral bias); nothing here proves ReLU better for vision.
+# erf saturates and is not homogeneous. ReLU eigenvalues fall like $k^{-2}$ on the circle ($k^{-d}$ on $S^{d-1}$), erf's
+# geometrically. Erf without bias gives an odd kernel (purely odd modes), so such a network fits only odd targets.
+# The one-hidden-layer ReLU NTK skips the odd $k \ge 3$, but that is special to one hidden layer: with two,
+# $\mu_3 \approx 0.0975$ and $\mu_5 \approx 0.024$. Both learn mode $k$ at rate $\mu_k$ (spectral bias); nothing here
+# proves ReLU better for vision.

@@ -1,8 +1,9 @@
 # %% [markdown] nbgrader={"grade": false, "solution": false, "locked": true, "grade_id": "intro", "schema_version": 3}
 # # Exercise 4.6 · Alternatives to max pooling
 #
-# *Chapter 4.2.3, lesson 03.* Max pooling has no closed-form kernel. Work with one pair of 1-D inputs: a pixel-pair
-# matrix `K` of shape (P, P) holds the covariance of position $p$ of one input with position $p'$ of the other.
+# *Chapter 4.2.3, lesson 03.* Max pooling has no closed-form kernel (see [errata A12](../../ERRATA.md#a12)). Work with
+# one pair of 1-D signals: a **pixel-pair matrix** `K` of shape $(P, P)$ holds the covariance of position $p$ of one
+# signal with position $p'$ of the other (lesson 03, section 4.2.1).
 # Points: (a) 1 + 3 hidden, (b) 2 manual.
 
 # %% nbgrader={"grade": false, "solution": false, "locked": true, "grade_id": "setup", "schema_version": 3}
@@ -10,15 +11,39 @@ import math
 
 import torch
 import ntk_helpers as nh
+from ntk_helpers.grading import as_scalar, check_close
 
 # %% [markdown] nbgrader={"grade": false, "solution": false, "locked": true, "grade_id": "part_a", "schema_version": 3}
 # ## (a) Average pooling exactly, max pooling by Monte Carlo
 #
-# `avgpool_kernel(K, window, stride)`: average pooling (no padding) is a linear map $A$; return $A K A^\top$.
+# **`avgpool_kernel(K, window, stride)`.** `K` is a $(P, P)$ torch float64 tensor, `window` $w$ and `stride` $s$ are
+# positive ints. Average pooling without padding has $Q = (P - w)\,/\!/\,s + 1$ outputs; output $i$ averages positions
+# $is, \dots, is + w - 1$. It is a linear map $A$ of shape $(Q, P)$, and the pooled pixel-pair matrix is $A K A^\top$.
+# Return it: shape $(Q, Q)$, as a tensor or NumPy array of floats (nested lists also work). Do not call
+# `nh.spatial` or `nh.avg_pool`.
 #
-# `maxpool_nngp_mc(cov, n_samples, seed)`: `cov` is the $(2w)\times(2w)$ covariance of the pre-activations
-# $(u_1..u_w, v_1..v_w)$ of one window in each input; return the Monte Carlo estimate of
-# $\mathbb E[\max_a \mathrm{relu}(u_a)\cdot\max_b \mathrm{relu}(v_b)]$ from `n_samples` draws with `torch.Generator().manual_seed(seed)`.
+# **`maxpool_nngp_mc(cov, n_samples, seed)`.** `cov` is a $(2w, 2w)$ positive-definite torch float64 tensor: the joint
+# covariance of the pre-activations $(u_1, \dots, u_w, v_1, \dots, v_w)$ of one pooling window in the first signal ($u$)
+# and the same window in the second ($v$). Return the Monte Carlo estimate, from `n_samples` Gaussian draws, of
+#
+# $$\mathbb E\bigl[\max_a \mathrm{relu}(u_a)\cdot \max_b \mathrm{relu}(v_b)\bigr],$$
+#
+# the NNGP entry after ReLU and max pooling, as one number (a Python float, NumPy scalar or 0-d tensor). Any way of
+# drawing the Gaussian samples is fine, but the same `seed` must give the same number. The tests use
+# `n_samples = 200_000` and accept a relative error of 3% against a precise reference (the statistical error
+# at that size is about 0.5%).
+#
+# <details><summary>Hint 1</summary>
+#
+# Lesson 03, section "Max pooling vs average pooling": pooling acts on the pixel-pair kernel from both sides. Entry
+# $(i, j)$ of $A K A^\top$ is the mean of `K` over the block of rows of window $i$ and columns of window $j$.
+# </details>
+#
+# <details><summary>Hint 2</summary>
+#
+# To draw $z \sim \mathcal N(0, \Sigma)$: with the Cholesky factor $\Sigma = L L^\top$ and a standard normal
+# vector $\xi$, $z = L\xi$ (for a batch of rows $\xi$: `xi @ L.T`); or use `torch.distributions.MultivariateNormal`.
+# </details>
 
 # %% nbgrader={"grade": false, "solution": true, "locked": false, "grade_id": "pooling", "schema_version": 3}
 def avgpool_kernel(K, window, stride):
@@ -36,50 +61,77 @@ def maxpool_nngp_mc(cov, n_samples, seed):
     ### BEGIN SOLUTION
     w = cov.shape[0] // 2
     g = torch.Generator().manual_seed(seed)
-    chol = torch.linalg.cholesky(cov + 1e-12 * torch.eye(2 * w, dtype=cov.dtype))
+    chol = torch.linalg.cholesky(cov)
     samples = torch.randn(n_samples, 2 * w, generator=g, dtype=cov.dtype) @ chol.T
     relu = torch.relu(samples)
     return float((relu[:, :w].max(1).values * relu[:, w:].max(1).values).mean())
     ### END SOLUTION
 
 # %% nbgrader={"grade": true, "solution": false, "locked": true, "points": 1, "grade_id": "test_visible", "schema_version": 3}
-pooled = avgpool_kernel(torch.eye(6, dtype=torch.float64), 2, 2)
-assert pooled.shape == (3, 3) and torch.allclose(pooled, 0.5 * torch.eye(3, dtype=torch.float64))
-cov = torch.eye(4, dtype=torch.float64)
-estimate = maxpool_nngp_mc(cov, 20000, 0)
-assert isinstance(estimate, float) and estimate > 0
+# Visible tests: one average pooling (P = 8, w = 3, s = 2) and one max pooling (w = 2), against reference values.
+p = torch.arange(8, dtype=torch.float64)
+K = torch.exp(-(p[:, None] - p[None, :]) ** 2 / 8) + 0.05 * (p[:, None] + 1) * (p[None, :] + 1)
+expected = [[1.06033877, 0.9965806669, 0.7956471453],
+            [0.9965806669, 1.66033877, 1.796580667],
+            [0.7956471453, 1.796580667, 2.66033877]]
+check_close(avgpool_kernel(K, 3, 2), expected, rtol=1e-6, name="avgpool_kernel(K, 3, 2)")
+
+cov = torch.tensor([[2.17, 0.5, -0.01, -2.71], [0.5, 0.94, 0.71, -1.27],
+                    [-0.01, 0.71, 4.23, 3.76], [-2.71, -1.27, 3.76, 21.78]], dtype=torch.float64)
+estimate = as_scalar(maxpool_nngp_mc(cov, 200_000, 0), name="maxpool_nngp_mc(cov, 200_000, 0)")
+assert abs(estimate / 1.2326 - 1) < 0.03, (
+    f"maxpool_nngp_mc(cov, 200_000, 0): expected 1.2326 ± 3%, got {estimate:.4f}")
 print("visible tests passed")
 
 # %% nbgrader={"grade": true, "solution": false, "locked": true, "points": 3, "grade_id": "test_hidden", "schema_version": 3}
-# Hidden tests: average pooling against ntk_helpers; Monte Carlo against a reference; max differs from average.
+# Hidden tests: average pooling against ntk_helpers for other sizes; max pooling for other windows; reproducibility.
 ### BEGIN HIDDEN TESTS
 g = torch.Generator().manual_seed(1)
-a = torch.randn(9, 9, generator=g, dtype=torch.float64)
-K = a @ a.T
-for window, stride in [(2, 2), (3, 1), (2, 3)]:
-    reference = nh.spatial.avg_pool_pairs(K.reshape(1, 9, 1, 9), (1, window), (1, stride)).reshape(
-        (9 - window) // stride + 1, -1)
-    assert torch.allclose(avgpool_kernel(K, window, stride), reference, rtol=1e-12)
-b = torch.randn(4, 4, generator=g, dtype=torch.float64)
-cov = b @ b.T / 4 + 0.2 * torch.eye(4, dtype=torch.float64)
-chol = torch.linalg.cholesky(cov)
-z = torch.randn(200000, 4, generator=torch.Generator().manual_seed(99), dtype=torch.float64) @ chol.T
-reference = float((torch.relu(z[:, :2]).max(1).values * torch.relu(z[:, 2:]).max(1).values).mean())
-assert abs(maxpool_nngp_mc(cov, 100000, 5) / reference - 1) < 0.03
-average = float((torch.relu(z[:, :2]).mean(1) * torch.relu(z[:, 2:]).mean(1)).mean())
-assert abs(maxpool_nngp_mc(cov, 100000, 5) / average - 1) > 0.05
+for P, window, stride in [(9, 2, 2), (9, 3, 1), (9, 2, 3), (10, 3, 3), (9, 4, 4), (7, 1, 2), (6, 6, 1)]:
+    a = torch.randn(P, P, generator=g, dtype=torch.float64)
+    K = a @ a.T
+    Q = (P - window) // stride + 1
+    reference = nh.spatial.avg_pool_pairs(K.reshape(1, P, 1, P), (1, window), (1, stride)).reshape(Q, Q)
+    check_close(avgpool_kernel(K, window, stride), reference, rtol=1e-9,
+                name=f"avgpool_kernel(K of size {P}, window={window}, stride={stride})")
+
+cases = [
+    ([[0.18, -0.08, -0.32, 0.21, 0.16, 0.17], [-0.08, 0.27, 0.15, 0.05, -0.13, -0.1],
+      [-0.32, 0.15, 2.04, -0.2, -0.89, -0.15], [0.21, 0.05, -0.2, 1.45, -0.03, 0.41],
+      [0.16, -0.13, -0.89, -0.03, 1.29, 0.13], [0.17, -0.1, -0.15, 0.41, 0.13, 1.74]], 0.72968),
+    ([[4.07, 0.35, 0.61, -5.7], [0.35, 0.11, -0.0, -0.65],
+      [0.61, -0.0, 1.0, -0.25], [-5.7, -0.65, -0.25, 18.95]], 0.75583),
+]
+for rows, reference in cases:
+    cov = torch.tensor(rows, dtype=torch.float64)
+    name = f"maxpool_nngp_mc(cov of a window of {cov.shape[0] // 2}, 200_000, 3)"
+    estimate = as_scalar(maxpool_nngp_mc(cov, 200_000, 3), name=name)
+    assert abs(estimate / reference - 1) < 0.03, f"{name}: expected {reference} ± 3%, got {estimate:.5f}"
+    again = as_scalar(maxpool_nngp_mc(cov, 200_000, 3), name=name)
+    assert again == estimate, f"{name}: the same seed gave {estimate} and then {again}"
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader={"grade": false, "solution": false, "locked": true, "grade_id": "part_b", "schema_version": 3}
 # ## (b) Which down-sampling layers keep an exact, analytic kernel, and why does max pooling not?
+#
+# Propose two down-sampling or aggregation layers for image or sequence models that keep the kernel recursion exact,
+# say why they do, and explain what max pooling needs instead.
+#
+# <details><summary>Hint</summary>
+#
+# Lesson 03, sections 4.2.3 and "Max pooling vs average pooling": which operations act on the pixel-pair kernel as a
+# fixed linear map, and which depend on the values of the input?
+# </details>
 
 # %% [markdown] nbgrader={"grade": true, "solution": true, "locked": false, "points": 2, "grade_id": "answer_b", "schema_version": 3}
 # **Rubric (for the grader; the whole cell is replaced by "YOUR ANSWER HERE" in the student version).**
 #
-# 1 point: any fixed linear map keeps the recursion exact: average pooling ($K\mapsto AKA^\top$), global average pooling
-# (exact, and gives invariance), strided convolution (subsample positions), a fixed blur then subsampling.
+# 1 point: two valid exact alternatives with the reason (½ each): average pooling ($K\mapsto AKA^\top$), global average
+# pooling (exact, and makes the output shift-invariant), strided convolution (subsample positions), a fixed blur
+# then subsampling; the reason: any fixed (input-independent) linear map keeps the recursion exact, since Gaussian
+# pre-activations stay Gaussian and the kernel transforms as $K\mapsto AKA^\top$.
 # 1 point: max (or softmax/attention) pooling picks an input-dependent position, so its kernel is a Gaussian
-# expectation over the whole window ($2|w|$-dimensional) without closed form: Monte Carlo (Novak et al. 2019).
+# expectation over the whole window ($2w$-dimensional) without closed form: Monte Carlo, as in (a) (Novak et al. 2019).
 #
 # **Model answer.**
 # Linear, input-independent down-sampling keeps the kernel exact: average pooling, global average pooling, strided

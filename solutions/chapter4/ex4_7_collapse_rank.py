@@ -1,8 +1,10 @@
 # %% [markdown] nbgrader={"grade": false, "solution": false, "locked": true, "grade_id": "intro", "schema_version": 3}
 # # Exercise 4.7 · Kernel collapse and the effective rank of a 50-layer MLP
 #
-# *Chapter 4.1.2, lessons 02 and 08.* $r_\text{eff}(K) = \operatorname{tr}(K)^2/\lVert K\rVert_F^2$; centering is $HKH$ with
-# $H = I - \mathbf 1\mathbf 1^\top/n$. Do not call `nh.effective_rank` or `nh.center` in (a).
+# *Chapter 4.1.2, lessons 02 and 08.* The effective rank of a kernel matrix is
+# $r_\text{eff}(K) = \operatorname{tr}(K)^2/\lVert K\rVert_F^2$, and centering is $K \mapsto HKH$ with
+# $H = I - \mathbf 1\mathbf 1^\top/n$ (it removes the constant mode). The chapter's exercise says that the NTK of a
+# 50-layer MLP has a very low effective rank; here you measure it.
 # Points: (a) 1 + 3 hidden, (b) 2 manual.
 
 # %% nbgrader={"grade": false, "solution": false, "locked": true, "grade_id": "setup", "schema_version": 3}
@@ -10,12 +12,38 @@ import math
 
 import torch
 import ntk_helpers as nh
+from ntk_helpers.grading import as_scalar, check_close
 
 # %% [markdown] nbgrader={"grade": false, "solution": false, "locked": true, "grade_id": "part_a", "schema_version": 3}
 # ## (a) `reff(K)`, `center(K)`, `depth_sweep(X, Xt, y, yt, depths)`
 #
-# `depth_sweep` returns the list of test mean squared errors of ridgeless NTK regression (ReLU MLP, `nh.mlp(L)`, with
-# the NTK from `nh.mlp(L).kernel`) for each depth L; solve with `torch.linalg.solve` or `nh.kernel_regression`.
+# The inputs are torch float64 tensors: `K` is $(n, n)$ symmetric positive semi-definite, `X` $(n, d)$ and `Xt`
+# $(n_t, d)$ are training and test inputs, `y` $(n,)$ and `yt` $(n_t,)$ their targets, `depths` a list of ints.
+#
+# - `reff(K)`: the effective rank above, one number (a Python float, NumPy scalar or 0-d tensor).
+# - `center(K)`: the matrix $HKH$, shape $(n, n)$ (a tensor or a NumPy array).
+# - `depth_sweep(...)`: for each depth $L$ in `depths`, the **test mean squared error**
+#   $\frac{1}{n_t}\sum_i (\hat y_i - yt_i)^2$ of **ridgeless NTK regression**,
+#   $\hat y = \Theta(X_t, X)\,\Theta(X, X)^{-1} y$, with $\Theta$ the NTK of `nh.mlp(L)` (ReLU, $L$ hidden layers,
+#   $\sigma_w^2 = 2$, $\sigma_b = 0$; its `.kernel(...)` returns `.ntk`). Return one number per depth, in the order of
+#   `depths`: a list of floats or a 1-D tensor/array of length `len(depths)`.
+#
+# Do not call `nh.effective_rank` or `nh.center` (the tests use them). For the regression, `torch.linalg.solve`, a
+# Cholesky solve and `nh.kernel_regression` (its relative jitter of $10^{-10}$ does not matter) are all fine. The tests
+# compare your numbers with the reference to a relative tolerance of $10^{-5}$ ($10^{-9}$ for `reff` and `center`).
+#
+# <details><summary>Hint 1</summary>
+#
+# Lesson 08, section "Definition", and lesson 02, section "NNGP → constant, NTK → ¾ I + ¼ 11ᵀ" (which computes
+# `nh.effective_rank(...)` of deep kernels). $HKH$ subtracts the row means and the column means of $K$ and adds back
+# its overall mean.
+# </details>
+#
+# <details><summary>Hint 2</summary>
+#
+# Lesson 02, section "What collapse costs: generalization", runs exactly this regression: compute the kernel once on
+# the training and test inputs together, `nh.mlp(L).kernel(torch.cat([X, Xt])).ntk`, and use its blocks.
+# </details>
 
 # %% nbgrader={"grade": false, "solution": true, "locked": false, "grade_id": "rank_and_sweep", "schema_version": 3}
 def reff(K):
@@ -44,40 +72,122 @@ def depth_sweep(X, Xt, y, yt, depths):
     ### END SOLUTION
 
 # %% nbgrader={"grade": true, "solution": false, "locked": true, "points": 1, "grade_id": "test_visible", "schema_version": 3}
-assert abs(reff(torch.eye(7, dtype=torch.float64)) - 7) < 1e-12
-assert abs(reff(torch.ones(7, 7, dtype=torch.float64)) - 1) < 1e-12
-assert torch.allclose(center(torch.ones(5, 5, dtype=torch.float64)), torch.zeros(5, 5, dtype=torch.float64), atol=1e-12)
+# Visible tests: reff and center on small matrices; depth_sweep on 60 + 60 points of the sphere.
+K0 = torch.tensor([[4., 2., 1., 0.], [2., 3., 1., 1.], [1., 1., 2., .5], [0., 1., .5, 1.]],
+                  dtype=torch.float64)
+diagonal = torch.diag(torch.tensor([3.0, 1.0, 1.0, 1.0], dtype=torch.float64))
+for K, expected in [(torch.eye(7, dtype=torch.float64), 7.0), (diagonal, 3.0), (K0, 100 / 44.5)]:
+    measured = as_scalar(reff(K), name=f"reff(K) for K with diagonal {K.diagonal().tolist()}")
+    assert abs(measured - expected) <= 1e-9 * expected, f"reff: expected {expected:.10g}, got {measured:.10g}"
+expected_center = [[1.8125, -0.1875, -0.5625, -1.0625], [-0.1875, 0.8125, -0.5625, -0.0625],
+                   [-0.5625, -0.5625, 1.0625, 0.0625], [-1.0625, -0.0625, 0.0625, 1.0625]]
+check_close(center(K0), expected_center, rtol=0, atol=1e-9 * 4, name="center(K0)")
+
+data = nh.sphere(120, 10, seed=3)
+u = nh.sphere(1, 10, seed=4)[0]
+target = torch.sin(data @ u / math.sqrt(10)) + 0.5 * data[:, 0] * data[:, 1] / 10
+errors = depth_sweep(data[:60], data[60:], target[:60], target[60:], [1, 10, 50])
+check_close(errors, [0.10341026, 0.1698188, 0.35106248], rtol=1e-5, name="depth_sweep(..., [1, 10, 50])")
 print("visible tests passed")
 
 # %% nbgrader={"grade": true, "solution": false, "locked": true, "points": 3, "grade_id": "test_hidden", "schema_version": 3}
-# Hidden tests: values against ntk_helpers; the 50-layer NTK is "constant + white noise"; test error rises with depth.
+# Hidden tests: reff and center of a deep NTK against ntk_helpers; depth_sweep on other data and depths.
 ### BEGIN HIDDEN TESTS
 X = nh.sphere(100, 10, seed=1)
-K50 = nh.mlp(50).kernel(X).ntk
-assert abs(reff(K50) - nh.effective_rank(K50)) < 1e-9
-assert torch.allclose(center(K50), nh.center(K50), atol=1e-9)
-assert reff(center(K50)) > 0.9 * 100 and reff(nh.mlp(50).kernel(X).nngp) < 1.1
+for kernel in (nh.mlp(50).kernel(X).ntk, nh.mlp(3).kernel(X).nngp):
+    measured, expected = as_scalar(reff(kernel), name="reff(K)"), nh.effective_rank(kernel)
+    assert abs(measured / expected - 1) <= 1e-9, f"reff: expected {expected:.10g}, got {measured:.10g}"
+    check_close(center(kernel), nh.center(kernel), rtol=0, atol=1e-9 * float(kernel.abs().max()),
+                name="center(K) of a 100 x 100 kernel")
+
 data = nh.sphere(300, 10, seed=1)
 a, b = nh.sphere(2, 10, seed=7) / math.sqrt(10)
 target = torch.cos(2 * data @ a / math.sqrt(10)) + data @ b / math.sqrt(10)
-errors = depth_sweep(data[:100], data[100:], target[:100], target[100:], [1, 5, 20, 50])
-assert all(e1 < e2 for e1, e2 in zip(errors, errors[1:])) and errors[-1] > 0.4 * float(target[100:].var())
+depths = [2, 7, 30]
+reference = []
+for L in depths:
+    K = nh.mlp(L).kernel(data).ntk
+    prediction = K[100:, :100] @ torch.linalg.solve(K[:100, :100], target[:100])
+    reference.append(float(((prediction - target[100:]) ** 2).mean()))
+check_close(depth_sweep(data[:100], data[100:], target[:100], target[100:], depths), reference, rtol=1e-5,
+            name=f"depth_sweep(..., {depths})")
 ### END HIDDEN TESTS
 
+# %% [markdown] nbgrader={"grade": false, "solution": false, "locked": true, "grade_id": "measure_intro", "schema_version": 3}
+# ### Measure (not graded)
+#
+# Your functions on 200 points of the sphere $S^9$: the effective rank of the 50-layer kernels, raw and centered,
+# and the test error of NTK regression against depth. Use these numbers in (b).
+
+# %% nbgrader={"grade": false, "solution": false, "locked": true, "grade_id": "measure", "schema_version": 3}
+X = nh.sphere(200, 10, seed=0)
+deep = nh.mlp(50).kernel(X)
+for name, kernel in [("NNGP", deep.nngp), ("NTK", deep.ntk)]:
+    print(f"50 layers, {name}: r_eff = {as_scalar(reff(kernel)):.2f}, "
+          f"centered r_eff = {as_scalar(reff(torch.as_tensor(center(kernel)))):.1f} (n = 200)")
+data = nh.sphere(300, 10, seed=1)
+a, b = nh.sphere(2, 10, seed=7) / math.sqrt(10)
+target = torch.cos(2 * data @ a / math.sqrt(10)) + data @ b / math.sqrt(10)
+sweep_depths = [1, 5, 20, 50]
+sweep = depth_sweep(data[:100], data[100:], target[:100], target[100:], sweep_depths)
+print(f"test MSE at depths {sweep_depths}: {[round(float(e), 4) for e in sweep]}; "
+      f"variance of the test targets {float(target[100:].var()):.3f}")
+
 # %% [markdown] nbgrader={"grade": false, "solution": false, "locked": true, "grade_id": "part_b", "schema_version": 3}
-# ## (b) What does a 50-layer ReLU NTK look like, and why does depth hurt test error in the kernel regime?
+# ## (b) Is the deep NTK low-rank, and does an $O(1)$ learning rate leave the kernel regime?
+#
+# The chapter's exercise assumes that the 50-layer NTK has a very low effective rank, and asks whether a network
+# trained with an $O(1)$ learning rate, "far from the NTK limit", can still benefit from depth.
+#
+# 1. Use the numbers printed above. Is the 50-layer NTK low-rank? Describe what it looks like, and explain why the
+#    test error of NTK regression grows with depth.
+# 2. Check the premise of the second question: under the NTK parameterization (the convention of the lessons), which
+#    regime does an $O(1)$ learning rate give as the width $m\to\infty$? What would take a wide network out of the
+#    kernel regime, and what does NTK theory then say about the benefit of depth?
+#
+# <details><summary>Hint</summary>
+#
+# Lesson 02, sections 4.1.2 "NNGP → constant, NTK → ¾ I + ¼ 11ᵀ" and "What collapse costs"; lesson 08, section
+# "Near 1 means 'one constant mode'". For the learning rate: lesson 07, sections "The formula" (the critical learning
+# rate) and "1. Real gradient descent vs the formula" (which learning rate it uses, and what happens as the width
+# grows), and lesson 05, section 4.4.2.
+# </details>
 
 # %% [markdown] nbgrader={"grade": true, "solution": true, "locked": false, "points": 2, "grade_id": "answer_b", "schema_version": 3}
 # **Rubric (for the grader; the whole cell is replaced by "YOUR ANSWER HERE" in the student version).**
 #
-# 1 point: the deep NNGP collapses to a constant ($r_\text{eff}\approx 1$); the deep NTK tends to
-# $(L+1)q[\tfrac34 I + \tfrac14\mathbf 1\mathbf 1^\top]$: $r_\text{eff}\approx 12$ raw, $\approx n$ after centering — constant plus white noise,
-# full rank. Mechanism: the marginal correlation map ($1 - c_l \approx 9\pi^2/2l^2$), not dead units.
-# 1 point: such a kernel still interpolates the training set but predicts roughly the label mean elsewhere, so test
-# error rises with depth; outside the kernel regime (feature learning, good initialization) depth can help.
+# 1 point, question 1.
+# ½: the deep NTK is **not** low-rank: the NNGP collapses to a constant ($r_\text{eff}\approx 1$), while the NTK
+# tends to $(L+1)q\,[\tfrac34 I + \tfrac14\mathbf 1\mathbf 1^\top]$: its raw $r_\text{eff}$ (about 12) is held
+# down only by the constant mode, and after centering it is close to $n$: constant plus white noise, full rank.
+# (The mechanism, the marginal correlation map $1-c_l\approx 9\pi^2/2l^2$ and not dead units, is a plus, not
+# required.)
+# ½: such a kernel still interpolates the training points but predicts close to a constant elsewhere, so the test
+# error rises with depth towards the variance of the targets (quoting the printed numbers).
+#
+# 1 point, question 2.
+# ½: the premise is false: under the NTK parameterization the kernel limit (Jacot et al. 2018; Lee et al. 2019)
+# **is** the limit of training with an $O(1)$ learning rate (below the stability threshold, about
+# $2n/\lambda_\max(\Theta)$ for the loss $\frac1{2n}\sum_i (f(x_i)-y_i)^2$): an $O(1)$ learning rate is the
+# kernel regime, not an escape from it.
+# ½: what leaves it: another parameterization (μP or mean-field, exercise 4.5), finite width with depth not small
+# compared with width (Hanin & Nica 2020), or a learning rate above the threshold in the narrow "catapult" window
+# (Lewkowycz et al. 2020); any one of these suffices. There NTK theory makes no prediction, so whether depth helps
+# depends on trainability (initialization at the edge of chaos, residual scaling, normalization) and is not
+# guaranteed. An answer that accepts the premise ("with an O(1) learning rate the network learns features, so depth
+# helps") gets 0 for this point.
 #
 # **Model answer.**
-# The NNGP becomes nearly constant (effective rank ≈ 1) while the NTK becomes ≈ ¾I + ¼11ᵀ times $(L+1)q$: its raw
-# effective rank is about 12 and after centering close to $n$. It is full rank, so regression still fits every training
-# point, but off the training set it predicts close to a constant, and test error grows with depth. This is the
-# marginal correlation map at work, not dead units; with feature learning the NTK analysis no longer applies.
+# 1. No. The 50-layer NNGP has $r_\text{eff}\approx 1$: it has collapsed to a constant. The NTK's raw effective
+#    rank is about 12, but centering raises it to nearly $n = 200$: the NTK tends to
+#    $(L+1)q[\tfrac34 I + \tfrac14\mathbf 1\mathbf 1^\top]$, a constant plus white noise, which is full rank.
+#    Regression with it still fits every training point (the $\tfrac34 I$ part), but at a new input the kernel is
+#    nearly the same constant for every training point, so the prediction is close to a constant and the test error
+#    grows with depth towards the variance of the targets (printed above).
+# 2. The premise is wrong. Under the NTK parameterization, the infinite-width limit in which the network trains as
+#    kernel gradient descent with the fixed NTK is the limit at a fixed, $O(1)$ learning rate (below the stability
+#    threshold $\approx 2n/\lambda_\max$; beyond it training diverges, apart from a narrow catapult window). So an
+#    $O(1)$ learning rate keeps a wide network in the kernel regime. Leaving it takes a different parameterization
+#    (μP), a finite width that is not large compared with the depth, or a catapult-size step. There NTK theory
+#    predicts nothing, and whether 50 layers help depends on making them trainable (edge-of-chaos initialization,
+#    residual branches scaled like $1/\sqrt L$, normalization); depth is not automatically a benefit.
