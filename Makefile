@@ -48,6 +48,8 @@ browser-deps:               ## Debian's Chromium for the real-browser tests (nev
 benchmark: setup
 	$(BIN)/python benchmarks/bench_ntk.py
 	$(BIN)/python benchmarks/bench_cnn_kernel.py
+	$(BIN)/python benchmarks/bench_lessons.py
+	$(BIN)/python benchmarks/bench_lessons.py --load
 
 environment: setup          ## regenerate environment.yml from pyproject.toml
 	$(BIN)/p2c project --overwrite force

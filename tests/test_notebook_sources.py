@@ -1,6 +1,9 @@
 """Each lesson exists twice: ``NN_name.py`` (jupytext percent, edited and reviewed) and ``NN_name.ipynb``
 (executed, what learners open and nbval checks). They must hold the same cells."""
 
+import ast
+import re
+import subprocess
 from pathlib import Path
 
 import jupytext
@@ -51,3 +54,40 @@ def test_binder_files():
     assert post_build.stat().st_mode & 0o111, "postBuild must be executable"
     assert "pip install --no-deps -e ." in post_build.read_text()
     assert (ROOT / "environment.yml").exists()
+
+
+def _code_cells(path):
+    return [c.source for c in jupytext.read(path).cells if c.cell_type == "code"]
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
+def test_every_lesson_assert_says_what_failed(source):
+    """A failing claim must tell the learner what was expected and what was measured, not a bare AssertionError."""
+    bare = [ast.unparse(node.test)[:90] for code in _code_cells(source) for node in ast.walk(ast.parse(code))
+            if isinstance(node, ast.Assert) and node.msg is None]
+    assert not bare, f"{source.name}: asserts without a message (give expected and measured values): {bare}"
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
+def test_lesson_code_fits_the_cell(source):
+    """Lines longer than 110 characters run past the cell edge in JupyterLab and on slides."""
+    long = [line for code in _code_cells(source) for line in code.splitlines() if len(line) > 110]
+    assert not long, f"{source.name}: {len(long)} code lines over 110 characters, e.g. {long[0]!r}"
+
+
+def test_no_reference_to_documents_users_do_not_have():
+    """Lessons, exercises, the package and the tests cite papers or ERRATA.md, never the internal review."""
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    cited = [name for name in tracked if Path(name).suffix in {".py", ".ipynb", ".md", ".cfg", ".toml", ".yml"}
+             and re.search(r"\bAUDIT\b", (ROOT / name).read_text(encoding="utf-8"))]
+    assert not cited, f"files citing the internal audit (cite a paper or ERRATA.md instead): {cited}"
+
+
+def test_errata_links_point_to_entries():
+    """Every ``ERRATA.md#id`` link in a lesson, exercise or README names an entry that exists on the page."""
+    anchors = set(re.findall(r'<a id="([a-z0-9-]+)"></a>', (ROOT / "ERRATA.md").read_text(encoding="utf-8")))
+    files = SOURCES + EXERCISE_SOURCES + [ROOT / "README.md"]
+    links = {(path.name, anchor) for path in files
+             for anchor in re.findall(r"ERRATA\.md#([A-Za-z0-9-]+)", path.read_text(encoding="utf-8"))}
+    broken = sorted(link for link in links if link[1] not in anchors)
+    assert not broken, f"links to missing errata entries: {broken}"
