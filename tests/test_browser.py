@@ -70,6 +70,13 @@ def lab(tmp_path_factory):
     work = home / "work"
     work.mkdir()
     shutil.copy(ROOT / "notebooks" / "02_mlp_recursion.ipynb", work)     # never touch the real lesson
+    server, url = _jupyterlab(home, root_dir=work)
+    yield url
+    _stop(server)
+
+
+def _jupyterlab(home: Path, *, root_dir: Path):
+    """A JupyterLab server on 127.0.0.1 with its own settings under ``home`` (no news, no update checks)."""
     settings = home / "settings" / "@jupyterlab" / "apputils-extension"
     settings.mkdir(parents=True)
     (settings / "notification.jupyterlab-settings").write_text(json.dumps({"fetchNews": "false"}))
@@ -78,11 +85,10 @@ def lab(tmp_path_factory):
     port = _free_port()
     server = _serve(
         [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", "--ip=127.0.0.1", f"--port={port}",
-         f"--IdentityProvider.token={TOKEN}", f"--ServerApp.root_dir={work}", "--LabApp.news_url=None",
+         f"--IdentityProvider.token={TOKEN}", f"--ServerApp.root_dir={root_dir}", "--LabApp.news_url=None",
          "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate", "--LabApp.extension_manager=readonly"],
         env, f"http://127.0.0.1:{port}/api/status?token={TOKEN}")
-    yield f"http://127.0.0.1:{port}"
-    _stop(server)
+    return server, f"http://127.0.0.1:{port}"
 
 
 @pytest.fixture(scope="module")
@@ -172,16 +178,8 @@ def lab_in_repository(tmp_path_factory):
     """JupyterLab serving the repository itself: lessons open next to their paired .py and jupytext.toml,
     exactly as a learner or lecturer meets them after `make lab`."""
     _need_chromium()
-    home = tmp_path_factory.mktemp("lab-in-place")
-    env = dict(os.environ, JUPYTER_CONFIG_DIR=str(home / "config"), JUPYTER_RUNTIME_DIR=str(home / "runtime"),
-               JUPYTERLAB_SETTINGS_DIR=str(home / "settings"), JUPYTERLAB_WORKSPACES_DIR=str(home / "workspaces"))
-    port = _free_port()
-    server = _serve(
-        [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", "--ip=127.0.0.1", f"--port={port}",
-         f"--IdentityProvider.token={TOKEN}", f"--ServerApp.root_dir={ROOT}", "--LabApp.news_url=None",
-         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate", "--LabApp.extension_manager=readonly"],
-        env, f"http://127.0.0.1:{port}/api/status?token={TOKEN}")
-    yield f"http://127.0.0.1:{port}"
+    server, url = _jupyterlab(tmp_path_factory.mktemp("lab-in-place"), root_dir=ROOT)
+    yield url
     _stop(server)
 
 
