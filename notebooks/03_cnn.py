@@ -191,7 +191,8 @@ for other in ("CNN + flatten", "MLP"):
 
 # %% [markdown]
 # **Real images.** scikit-learn ships 1797 handwritten digits of 8 × 8 pixels (nothing is downloaded). With
-# 100 training images, 10 classes (one-hot targets), 200 test images:
+# 100 training images, 10 classes (one-hot targets), 200 test images. The next cell is the longest of all the
+# lessons: two CNN kernels over 300 images take about half a minute on two cores (more on a busy machine).
 
 # %%
 x_tr, y_tr, labels_tr, x_te, y_te, labels_te = nh.digits(100, 200, seed=0)
