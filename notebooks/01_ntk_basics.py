@@ -291,8 +291,7 @@ slope_spread = nh.plotting.loglog_fit(ax, small_widths, spread, label="spread (o
 slope_bias = nh.plotting.loglog_fit(ax, small_widths, bias, label="bias (mean of 400)")
 ax.loglog(small_widths, leftover, ":", color="gray", label="leftover spread in the mean (spread/√400)")
 ax.set_ylim(leftover.min() / 1.5, spread.max() * 4)                 # room for the legend above the data
-ax.set_xticks(small_widths, [str(w) for w in small_widths])
-ax.xaxis.set_minor_formatter(plt.NullFormatter())
+nh.plotting.width_ticks(ax, small_widths)
 ax.legend(loc="upper right")
 ax.set_xlabel("width m")
 ax.set_ylabel("relative size vs infinite width")
@@ -343,8 +342,7 @@ for s in range(rank_seeds):
 ax.semilogx(rank_widths, ranks.mean(1), "-", color=nh.plotting.PALETTE[1],
             label=f"mean of {rank_seeds} seeds")
 ax.axhline(rank_limit, color="k", ls="--", lw=1, label=r"infinite width ($\Theta_\infty$)")
-ax.set_xticks(rank_widths, [str(w) for w in rank_widths])
-ax.xaxis.set_minor_formatter(plt.NullFormatter())
+nh.plotting.width_ticks(ax, rank_widths)
 ax.set_xlabel("width m")
 ax.set_ylabel(r"effective rank $r_\mathrm{eff}$ of the NTK at init")
 ax.set_title("effective rank at initialization vs width")

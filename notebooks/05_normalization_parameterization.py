@@ -20,7 +20,6 @@
 import math
 
 import matplotlib.pyplot as plt
-import matplotlib.ticker
 import numpy as np
 import torch
 import ntk_helpers as nh
@@ -184,8 +183,7 @@ for layer in range(3):
               label=f"layer {layer + 1}, NTK parameterization (= He)")
     ax.loglog(init_widths, [r[layer] for r in text_rms], "s--", color=nh.plotting.PALETTE[layer],
               label=f"layer {layer + 1}, variance 2/(fan-in·m)")
-ax.set_xticks(init_widths, [str(m) for m in init_widths])
-ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
+nh.plotting.width_ticks(ax, init_widths)
 ax.set_xlabel("width m")
 ax.set_ylabel("RMS of the pre-activations")
 ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1))
@@ -343,8 +341,7 @@ for label, measured in exponents.items():
 fig, ax = plt.subplots(figsize=(10, 4))
 for label, changes in one_step.items():
     nh.plotting.loglog_fit(ax, step_widths, changes[:, 1], label=label)
-ax.set_xticks(step_widths, [str(m) for m in step_widths])
-ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
+nh.plotting.width_ticks(ax, step_widths)
 ax.set_xlabel("width m")
 ax.set_ylabel("relative change of h² after one step")
 ax.set_title("hidden-layer features after one SGD step")
@@ -398,8 +395,7 @@ for p, r in results.items():
     slopes[p, "NTK"] = nh.plotting.loglog_fit(ax, widths, r[:, 0], label=f"{p}: NTK change")
     slopes[p, "features"] = nh.plotting.loglog_fit(ax, widths, r[:, 1], label=f"{p}: feature-kernel change")
     slopes[p, "weights"] = nh.plotting.loglog_fit(ax, widths, r[:, 2], label=f"{p}: weight change")
-ax.set_xticks(widths, [str(m) for m in widths])
-ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
+nh.plotting.width_ticks(ax, widths)
 ax.set_xlabel("width m")
 ax.set_ylabel("relative change after 50 steps")
 ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1))

@@ -58,19 +58,16 @@ class ParameterizedMLP(nn.Module):
         per_layer = [lr[0]] + [lr[1]] * (depth - 1) + [lr[2]]
         self.lr_multipliers = {f"weights.{i}": float(v) for i, v in enumerate(per_layer)}
 
-    def features(self, x: torch.Tensor) -> torch.Tensor:     # (n, d) -> (n, m), last hidden layer
-        h = x
-        for i in range(len(self.weights) - 1):      # index, never slice: torch.func swaps entries by name
-            h = self.activation.fn(self.multipliers[i] * h @ self.weights[i].T)
-        return h
-
     def preactivations(self, x: torch.Tensor) -> list[torch.Tensor]:
         """Pre-activations ``mult_l * h @ w_l.T`` of every hidden layer: ``depth`` tensors (n, m)."""
         h, out = x, []
-        for i in range(len(self.weights) - 1):
+        for i in range(len(self.weights) - 1):      # index, never slice: torch.func swaps entries by name
             out.append(self.multipliers[i] * h @ self.weights[i].T)
             h = self.activation.fn(out[-1])
         return out
+
+    def features(self, x: torch.Tensor) -> torch.Tensor:     # (n, d) -> (n, m), last hidden layer
+        return self.activation.fn(self.preactivations(x)[-1])
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:      # (n, d) -> (n,)
         last = len(self.weights) - 1

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 
 import matplotlib as mpl
+import matplotlib.ticker
 import matplotlib.pyplot as plt
 import numpy as np
 
@@ -56,6 +57,14 @@ def loglog_fit(ax, x, y, *, label: str, guide_slope: float | None = None, color=
         ax.loglog(x, y[0] * (x / x[0]) ** guide_slope, "k--", lw=1, label=f"slope {guide_slope:g} guide")
     ax.legend()
     return slope
+
+
+def width_ticks(ax, widths) -> None:
+    """Label a log-scaled x axis with exactly the widths (or sizes) measured, and no minor ticks: the default
+    log ticks (10^2, 10^3 and unlabelled minor ones) run together or miss the values a learner looks for."""
+    widths = [int(w) if float(w).is_integer() else w for w in widths]
+    ax.set_xticks(widths, [str(w) for w in widths])
+    ax.xaxis.set_minor_locator(mpl.ticker.NullLocator())
 
 
 def heatmap(ax, matrix, *, title: str, xlabel: str | None = None, ylabel: str | None = None,

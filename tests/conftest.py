@@ -1,3 +1,6 @@
+import importlib.util
+from pathlib import Path
+
 import pytest
 import torch
 
@@ -20,3 +23,12 @@ def x_other():
 @pytest.fixture
 def sphere_x():
     return nh.sphere(10, 6, seed=4)
+
+
+def load_tool(name: str):
+    """The script ``tools/<name>.py`` as a module (the tools are scripts, not a package)."""
+    path = Path(__file__).resolve().parents[1] / "tools" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -225,11 +225,9 @@ def test_saving_a_lesson_in_place_keeps_its_slides_and_rewrites_nothing(lab_in_r
 def static_site(tmp_path_factory):
     """The static site (tools/build_site.py) built into a temporary folder and served on 127.0.0.1."""
     _need_chromium()
-    import importlib.util
+    from conftest import load_tool
 
-    spec = importlib.util.spec_from_file_location("build_site", ROOT / "tools" / "build_site.py")
-    build_site = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(build_site)
+    build_site = load_tool("build_site")
     folder = tmp_path_factory.mktemp("site")
     build_site.build_site(folder)
     port = _free_port()

@@ -5,29 +5,22 @@ request to another host blocked.
 """
 
 import html
-import importlib.util
 import re
 from pathlib import Path
 from urllib.parse import unquote
 
 import nbformat
 import pytest
+from conftest import load_tool
 
 ROOT = Path(__file__).resolve().parents[1]
 LESSONS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 
-def _load_builder():
-    spec = importlib.util.spec_from_file_location("build_site", ROOT / "tools" / "build_site.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def builder():
-    return _load_builder()
+    return load_tool("build_site")
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,5 @@
 """`make student` (tools/make_student_copy.py): a course copy for students with no solution text in it."""
 
-import importlib.util
 import os
 import re
 import shutil
@@ -9,21 +8,15 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import load_tool
 
 ROOT = Path(__file__).resolve().parents[1]
 MARKERS = ["BEGIN SOLUTION", "HIDDEN TESTS", "Model answer", "Rubric"]
 
 
-def _load_tool():
-    spec = importlib.util.spec_from_file_location("make_student_copy", ROOT / "tools" / "make_student_copy.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def tool():
-    return _load_tool()
+    return load_tool("make_student_copy")
 
 
 @pytest.fixture(scope="module")
