@@ -24,7 +24,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import torch
 import ntk_helpers as nh
-from ntk_helpers.depth import self_kernels_by_depth, signal_regime
+from ntk_helpers import self_kernels_by_depth, signal_regime
 
 nh.plotting.use_style()
 
@@ -90,7 +90,7 @@ for layer in (1, 2, 3):
     k = hidden.transform(k)                                                   # Σ^(l): covariance of z^(l)
     predicted_sigma.append(k.nngp)
     if layer < 3:                                                             # layer 3 is the readout f
-        e_dot = activation.activation.dual(k.var1[:, None], k.var1[None, :], k.nngp)[1]
+        e_dot = activation.dual(k.var1[:, None], k.var1[None, :], k.nngp)[1]
         predicted_sigma_dot.append(sigma_w ** 2 * e_dot)                # Σ̇^(l+1) = σ_w² E[φ'(u)φ'(v)]
         k = activation.transform(k)
 
@@ -305,7 +305,7 @@ assert gap <= 1e-12, f"nh.mlp(...).kernel vs the loop: expected the same kernels
 correct = float(nh.serial(hidden, activation, readout).kernel(pair).nngp[0, 1])       # Σ^(2)(x, x′)
 
 k1 = hidden.transform(nh.Kernel.from_inputs(pair))
-shortcut_e, _ = activation.activation.dual(k1.var1[0], k1.var1[0], k1.nngp[0, 1])      # wrong: var(x) twice
+shortcut_e, _ = activation.dual(k1.var1[0], k1.var1[0], k1.nngp[0, 1])      # wrong: var(x) twice
 shortcut = sigma_w ** 2 * float(shortcut_e) + sigma_b ** 2
 
 units = nh.serial(hidden, activation).network(3, width=2 ** 20, seed=0)(pair).detach()  # φ(z^(1)): (2, 2^20)
@@ -347,7 +347,7 @@ assert error < 0.05, f"mean NTK of 8 networks: expected relative error < 0.05, m
 
 # %%
 q = torch.tensor([1.0, 2.0, 5.0], dtype=torch.float64)
-relu_dual = nh.relu().activation
+relu_dual = nh.relu()
 sigma_dot_diag = 2.0 * relu_dual.diagonal(q)[1]           # σ_w² E[φ'(u)²] with σ_w² = 2
 variance_next = 2.0 * relu_dual.diagonal(q)[0]            # σ_w² E[φ(u)²]
 print("Σ̇(x,x) =", sigma_dot_diag.numpy(), "  q → q:", variance_next.numpy())

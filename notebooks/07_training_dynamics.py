@@ -42,7 +42,7 @@ nh.plotting.use_style()
 #
 # With $\mathcal L = \frac12\sum_i$ drop the $1/n$ (so $\eta_\text{crit} = 2/\lambda_\max$); with PyTorch's
 # `MSELoss` (mean, no ½) use $2/n$: `nh.linearized_dynamics(..., loss=...)` and
-# `nh.dynamics.critical_learning_rate`.
+# `nh.critical_learning_rate`.
 #
 # > **The text says:** $f(t) = e^{-Kt}f(0) + (I - e^{-Kt})\,y$, and "NNGP:
 # > $f \sim \mathcal{GP}(0, k_\text{NTK})$".  

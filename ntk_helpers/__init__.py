@@ -2,32 +2,42 @@
 
 Conventions follow neural-tangents' ``stax`` (NTK parameterization, ``sigma_w`` = ``W_std``,
 ``sigma_b`` = ``b_std``, input kernel x.x'/d, readout ``dense(1)``), so numbers can be compared.
-See README.md for the API list and the lessons in ``notebooks/`` for the ideas.
+The folder shows the architecture (README, "Layout"):
+
+- ``engine/``: the layers, each holding its torch module and its kernel rule, and the ``Kernel`` they map;
+- ``finite/``: finite networks: empirical NTK, Monte Carlo kernels, training, width sweeps, parameterizations;
+- ``theory/``: what the kernels imply: depth and mean field, dynamics, regression, spectra, the rank law;
+- ``course/``: lesson support: data, plotting, widgets, grading helpers for the exercises.
+
+Everything a lesson uses is a name here: ``import ntk_helpers as nh``.
 """
 
-from . import spatial
-from .activations import ACTIVATIONS, Activation
-from .conv import avg_pool, conv, flatten, global_avg_pool
-from .convergence import WidthSweep, loglog_slope, width_sweep
-from .data import circle, digits, motif_sequences, pair_at_angle, sphere
-from .depth import (REGIMES, KernelsByDepth, SignalRegime, chi1, correlation_map, correlation_trajectory,
-                    mlp_kernels_by_depth, q_fixed_point, self_kernels_by_depth, signal_regime)
-from .dynamics import (EnsemblePrediction, Trajectory, critical_learning_rate, ensemble_prediction,
-                       linearized_dynamics)
-from .empirical import empirical_ntk, input_gradient_kernel
-from .kernel import Kernel
-from .layers import (ActivationLayer, Dense, Layer, Serial, as_activation_layer, dense, elementwise, erf, gelu,
-                     identity, leaky_relu, mlp, relu, serial, tanh)
-from .monte_carlo import MonteCarloKernel, max_pool, monte_carlo_kernel
-from .normalization import batch_norm, layer_norm
-from .parameterization import PARAMETERIZATIONS, ParameterizedMLP, parameterized_mlp
-from .rank_law import angle_distribution, dot_product_profile, effective_rank_finite, effective_rank_limit
-from .regression import kernel_regression
-from .residual import residual, resnet
-from .spectra import center, effective_rank, eigenvalues, normalize
-from .training import TrainingRecord, train
+from .course.data import circle, digits, motif_sequences, pair_at_angle, sphere
+from .engine import spatial
+from .engine.activations import (ACTIVATIONS, Activation, as_activation, elementwise, erf, gelu, identity,
+                                 leaky_relu, register, relu, tanh)
+from .engine.architectures import mlp, resnet
+from .engine.combinators import Residual, Serial, residual, serial
+from .engine.conv import Conv, conv
+from .engine.dense import Dense, dense
+from .engine.kernel import Kernel, NoClosedForm
+from .engine.layer import Layer
+from .engine.normalization import batch_norm, layer_norm
+from .engine.pooling import avg_pool, flatten, global_avg_pool, max_pool
+from .finite.convergence import WidthSweep, loglog_slope, width_sweep
+from .finite.empirical import empirical_ntk, input_gradient_kernel
+from .finite.monte_carlo import MonteCarloKernel, monte_carlo_kernel
+from .finite.parameterization import PARAMETERIZATIONS, ParameterizedMLP, parameterized_mlp
+from .finite.training import TrainingRecord, train
+from .theory.depth import (REGIMES, KernelsByDepth, SignalRegime, chi1, correlation_map, correlation_trajectory,
+                           mlp_kernels_by_depth, q_fixed_point, self_kernels_by_depth, signal_regime)
+from .theory.dynamics import (EnsemblePrediction, Trajectory, critical_learning_rate, ensemble_prediction,
+                              linearized_dynamics)
+from .theory.rank_law import angle_distribution, dot_product_profile, effective_rank_finite, effective_rank_limit
+from .theory.regression import kernel_regression
+from .theory.spectra import center, effective_rank, eigenvalues, normalize
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 
 def __getattr__(name: str):
@@ -36,7 +46,7 @@ def __getattr__(name: str):
     if name in ("plotting", "widgets"):
         import importlib
 
-        module = importlib.import_module(f".{name}", __name__)
+        module = importlib.import_module(f".course.{name}", __name__)
         globals()[name] = module
         return module
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -44,9 +54,10 @@ def __getattr__(name: str):
 
 __all__ = [
     # one description, two worlds: layers (lessons 01-06)
-    "Layer", "Dense", "ActivationLayer", "Serial", "Kernel", "Activation", "ACTIVATIONS", "as_activation_layer",
-    "dense", "relu", "leaky_relu", "erf", "gelu", "tanh", "identity", "elementwise", "serial", "mlp",
-    "conv", "flatten", "global_avg_pool", "avg_pool", "residual", "resnet", "layer_norm", "batch_norm", "max_pool",
+    "Layer", "Kernel", "NoClosedForm", "Dense", "Conv", "Activation", "Serial", "Residual", "ACTIVATIONS",
+    "register", "as_activation", "dense", "relu", "leaky_relu", "erf", "gelu", "tanh", "identity", "elementwise",
+    "serial", "mlp", "conv", "flatten", "global_avg_pool", "avg_pool", "max_pool", "residual", "resnet",
+    "layer_norm", "batch_norm",
     # finite networks
     "empirical_ntk", "input_gradient_kernel", "width_sweep", "WidthSweep", "loglog_slope",
     "monte_carlo_kernel", "MonteCarloKernel", "parameterized_mlp", "ParameterizedMLP", "PARAMETERIZATIONS",
@@ -55,7 +66,8 @@ __all__ = [
     "mlp_kernels_by_depth", "KernelsByDepth", "q_fixed_point", "chi1", "correlation_map", "correlation_trajectory",
     "self_kernels_by_depth", "signal_regime", "SignalRegime", "REGIMES",
     # dynamics and regression (lesson 07)
-    "linearized_dynamics", "Trajectory", "critical_learning_rate", "ensemble_prediction", "EnsemblePrediction", "kernel_regression",
+    "linearized_dynamics", "Trajectory", "critical_learning_rate", "ensemble_prediction", "EnsemblePrediction",
+    "kernel_regression",
     # spectra and effective rank (lessons 06, 08)
     "eigenvalues", "center", "normalize", "effective_rank", "angle_distribution", "dot_product_profile",
     "effective_rank_limit", "effective_rank_finite",

@@ -8,8 +8,8 @@ import torch
 from scipy import integrate
 
 import ntk_helpers as nh
-from ntk_helpers import quadrature
-from ntk_helpers.activations import activation_by_name
+from ntk_helpers.engine import quadrature
+from ntk_helpers import as_activation
 
 # (var1, var2, cov) triples: unequal variances, correlations from -0.95 to 0.999
 V1 = torch.tensor([0.3, 1.0, 2.5, 4.0, 1.0, 0.7], dtype=torch.float64)
@@ -36,7 +36,7 @@ def monte_carlo(fn, var1, var2, cov, n=400_000, seed=0):
 
 @pytest.mark.parametrize("name", SMOOTH_CLOSED_FORMS)
 def test_smooth_closed_forms_match_quadrature(name):
-    act = activation_by_name(name)
+    act = as_activation(name)
     e, e_dot = act.dual(V1, V2, COV)
     e_q, e_dot_q = quadrature.pair_expectations(act.fn, V1, V2, COV)
     torch.testing.assert_close(e, e_q, rtol=1e-8, atol=1e-10)
@@ -45,7 +45,7 @@ def test_smooth_closed_forms_match_quadrature(name):
 
 @pytest.mark.parametrize("name", ["relu", "leaky_relu", "erf", "gelu", "tanh"])
 def test_duals_match_monte_carlo(name):
-    act = activation_by_name(name)
+    act = as_activation(name)
     e, e_dot = act.dual(V1, V2, COV)
     for i in range(len(V1)):
         (mc_e, se_e), (mc_d, se_d) = monte_carlo(act.fn, float(V1[i]), float(V2[i]), float(COV[i]), seed=i)
@@ -54,7 +54,7 @@ def test_duals_match_monte_carlo(name):
 
 
 def test_relu_closed_form_special_values():
-    act = activation_by_name("relu")
+    act = as_activation("relu")
     var = torch.tensor([0.5, 2.0, 7.0], dtype=torch.float64)
     e, e_dot = act.dual(var, var, var)                       # same input twice
     torch.testing.assert_close(e, var / 2)                   # E[relu(u)^2] = q/2
@@ -67,16 +67,16 @@ def test_relu_closed_form_special_values():
 
 
 def test_leaky_relu_with_slope_one_is_the_identity():
-    leaky = nh.activations.leaky_relu_activation(1.0)
-    ident = activation_by_name("identity")
+    leaky = nh.leaky_relu(1.0)
+    ident = as_activation("identity")
     for a, b in zip(leaky.dual(V1, V2, COV), ident.dual(V1, V2, COV)):
         torch.testing.assert_close(a, b, rtol=1e-13, atol=1e-13)
 
 
 def test_relu_and_erf_need_no_quadrature():
     for name in ["relu", "leaky_relu", "erf", "gelu", "identity"]:
-        assert activation_by_name(name).has_closed_form
-    assert not activation_by_name("tanh").has_closed_form
+        assert as_activation(name).has_closed_form
+    assert not as_activation("tanh").has_closed_form
 
 
 # -- the quadrature's own accuracy guard: against scipy's adaptive integration -----------------
@@ -123,7 +123,7 @@ def test_custom_elementwise_function_uses_quadrature():
     sin_layer = nh.elementwise(torch.sin, name="sin")
     var = torch.tensor([0.5, 2.0], dtype=torch.float64)
     cov = torch.tensor([0.3, -1.0], dtype=torch.float64)
-    e, e_dot = sin_layer.activation.dual(var, var, cov)
+    e, e_dot = sin_layer.dual(var, var, cov)
     # closed form for sin: E[sin u sin v] = exp(-q) sinh(cov), E[cos u cos v] = exp(-q) cosh(cov)
     torch.testing.assert_close(e, torch.exp(-var) * torch.sinh(cov), rtol=1e-9, atol=1e-12)
     torch.testing.assert_close(e_dot, torch.exp(-var) * torch.cosh(cov), rtol=1e-9, atol=1e-12)
@@ -131,9 +131,9 @@ def test_custom_elementwise_function_uses_quadrature():
 
 def test_unknown_activation_names_the_allowed_values():
     with pytest.raises(ValueError, match="allowed values: relu, leaky_relu, erf, gelu, tanh, identity"):
-        activation_by_name("sigmoid")
+        as_activation("sigmoid")
     with pytest.raises(TypeError, match="activation"):
-        activation_by_name(3)
+        as_activation(3)
     with pytest.raises(ValueError, match="negative_slope"):
         nh.leaky_relu(float("nan"))
     with pytest.raises(TypeError, match="callable"):
@@ -143,7 +143,7 @@ def test_unknown_activation_names_the_allowed_values():
 def test_gelu_dual_stays_accurate_at_huge_variance():
     """For large inputs GELU is ReLU: E[gelu(u)^2] -> q/2 and E[gelu'(u)^2] -> 1/2 (the arc-cosine values). The
     closed form used to cancel catastrophically past q ~ 1e8 (1e16: E = 1.6e133), e.g. in deep alpha = 1 ResNets."""
-    from ntk_helpers.activations import _gelu_dual
+    from ntk_helpers.engine.activations import _gelu_dual
 
     for q in [1e8, 1e16, 1e30]:
         v = torch.tensor([q], dtype=torch.float64)

@@ -65,11 +65,14 @@ def test_layer_norm_kernel_is_the_correlation_of_its_input(x, x_other):
     torch.testing.assert_close(after.nngp, expected, rtol=1e-12, atol=1e-12)
 
 
-def test_layer_norm_must_follow_a_dense_or_conv_layer():
-    with pytest.raises(ValueError, match="must come right after dense\\(\\) or conv\\(\\)"):
+def test_layer_norm_needs_gaussian_inputs():
+    with pytest.raises(ValueError, match="layer_norm\\(\\) needs zero-mean Gaussian inputs.*not after relu\\(\\)"):
         nh.serial(nh.dense(), nh.relu(), nh.layer_norm())
-    with pytest.raises(ValueError, match="must come right after"):
+    with pytest.raises(ValueError, match="needs zero-mean Gaussian inputs.*not after None"):
         nh.serial(nh.layer_norm(), nh.dense(1))
+    with pytest.raises(ValueError, match="needs zero-mean Gaussian inputs"):      # x + branch, x not Gaussian
+        nh.serial(nh.dense(), nh.relu(), nh.residual(nh.relu(), nh.dense()), nh.layer_norm())
+    nh.serial(nh.dense(), nh.residual(nh.relu(), nh.dense()), nh.layer_norm())      # Gaussian + Gaussian: fine
 
 
 def test_layer_norm_makes_the_ntk_scale_invariant(x, x_other):

@@ -7,8 +7,8 @@ import pytest
 import torch
 
 import ntk_helpers as nh
-from ntk_helpers.conv import Conv
-from ntk_helpers.layers import ActivationLayer
+from ntk_helpers import Conv
+from ntk_helpers import Activation
 
 
 @pytest.fixture
@@ -231,7 +231,7 @@ def test_receptive_field_counts_every_path(name):
 @pytest.mark.parametrize("name", sorted(RECEPTIVE))
 def test_receptive_field_is_the_input_gradient_of_a_linear_network_with_unit_weights(name):
     """With identity activations and every weight 1, d z_p / d x_q = (one constant) x (number of paths)."""
-    arch = nh.serial(*[nh.identity() if isinstance(layer, ActivationLayer) else layer
+    arch = nh.serial(*[nh.identity() if isinstance(layer, Activation) else layer
                        for layer in RECEPTIVE[name]().layers])
     if name == "wide-circular":                              # max pooling is not linear: use average pooling
         arch = nh.serial(*arch.layers[:-1], nh.avg_pool((1, 2)))

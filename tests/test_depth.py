@@ -9,7 +9,7 @@ import torch
 from scipy import integrate, optimize
 
 import ntk_helpers as nh
-from ntk_helpers.depth import REGIMES, self_kernels_by_depth, signal_regime
+from ntk_helpers import REGIMES, self_kernels_by_depth, signal_regime
 
 
 def test_kernels_by_depth_equal_the_mlp_kernels(x):

@@ -179,10 +179,10 @@ def test_critical_learning_rate_separates_convergence_from_divergence(problem):
     K = nh.mlp(1, "relu", sigma_b=0.3).kernel(x).ntk
     n = x.shape[0]
     lam_max = float(torch.linalg.eigvalsh(K)[-1])
-    critical = nh.dynamics.critical_learning_rate(K)
+    critical = nh.critical_learning_rate(K)
     assert critical == pytest.approx(2 * n / lam_max, rel=1e-12)
-    assert nh.dynamics.critical_learning_rate(K, loss="half_sum") == pytest.approx(2 / lam_max, rel=1e-12)
-    assert nh.dynamics.critical_learning_rate(K, loss="mean") == pytest.approx(n / lam_max, rel=1e-12)
+    assert nh.critical_learning_rate(K, loss="half_sum") == pytest.approx(2 / lam_max, rel=1e-12)
+    assert nh.critical_learning_rate(K, loss="mean") == pytest.approx(n / lam_max, rel=1e-12)
     below = nh.linearized_dynamics(K, y, 2000, lr=0.99 * critical, discrete=True).train[0]
     assert float((below - y).abs().max()) < 1e-6 * float(y.abs().max())
     with pytest.raises(ValueError, match=r"largest eigenvalue of ntk_train.*lr < 2 / \(c \* lambda_max\)"):
@@ -194,7 +194,7 @@ def test_unstable_trajectory_matches_the_iterated_update(problem):
     x, y, _, _ = problem
     K = nh.mlp(1).kernel(x).ntk
     n = x.shape[0]
-    lr = 1.2 * nh.dynamics.critical_learning_rate(K)
+    lr = 1.2 * nh.critical_learning_rate(K)
     f0 = 0.3 * torch.cos(3 * x[:, 1])
     out = nh.linearized_dynamics(K, y, list(range(31)), lr=lr, f0_train=f0, discrete=True,
                                  allow_unstable=True)

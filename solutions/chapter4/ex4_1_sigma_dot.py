@@ -13,7 +13,7 @@
 # The network has $L$ hidden layers and a linear readout, so its NNGP is $\Sigma^{(L+1)}$ and its NTK $\Theta^{(L+1)}$.
 #
 # You re-derive the recursion here, so do **not** call the package's kernels or duals in your answer
-# (`nh.mlp(...).kernel`, `nh.relu().activation.dual`, `nh.Kernel`, ...): the tests use them as the reference and
+# (`nh.mlp(...).kernel`, `nh.relu().dual`, `nh.Kernel`, ...): the tests use them as the reference and
 # fail an answer that calls them. Points: (a) 1 + 3 hidden, (b) 2 manual.
 
 # %% nbgrader={"grade": false, "solution": false, "locked": true, "grade_id": "setup", "schema_version": 3}
@@ -22,7 +22,7 @@ import math
 import numpy as np
 import torch
 import ntk_helpers as nh
-from ntk_helpers.grading import check_close, forbid, unpack
+from ntk_helpers.course.grading import check_close, forbid, unpack
 
 # %% [markdown] nbgrader={"grade": false, "solution": false, "locked": true, "grade_id": "part_a", "schema_version": 3}
 # ## (a) Dual activations and the recursion

@@ -35,7 +35,7 @@ import math
 import numpy as np
 import torch
 import ntk_helpers as nh
-from ntk_helpers.grading import as_float64, check_close, forbid
+from ntk_helpers.course.grading import as_float64, check_close, forbid
 
 # %% [markdown] nbgrader={"grade": false, "solution": false, "locked": true, "grade_id": "part_a", "schema_version": 3}
 # ## (a) `cntk_1d(X, depth, k, readout, padding)` → the NTK $\Theta_f$ of all pairs of inputs

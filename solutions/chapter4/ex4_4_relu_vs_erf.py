@@ -14,7 +14,7 @@ import math
 import numpy as np
 import torch
 import ntk_helpers as nh
-from ntk_helpers.grading import as_float64, check_close
+from ntk_helpers.course.grading import as_float64, check_close
 
 
 def kernel_function(profile):

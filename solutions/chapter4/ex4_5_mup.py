@@ -18,7 +18,7 @@ import math
 
 import torch
 import ntk_helpers as nh
-from ntk_helpers.grading import as_scalar
+from ntk_helpers.course.grading import as_scalar
 
 # %% [markdown] nbgrader={"grade": false, "solution": false, "locked": true, "grade_id": "part_a", "schema_version": 3}
 # ## (a) `param_table(parameterization, m, d)`

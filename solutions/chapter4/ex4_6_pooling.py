@@ -11,7 +11,7 @@ import math
 
 import torch
 import ntk_helpers as nh
-from ntk_helpers.grading import as_scalar, check_close
+from ntk_helpers.course.grading import as_scalar, check_close
 
 # %% [markdown] nbgrader={"grade": false, "solution": false, "locked": true, "grade_id": "part_a", "schema_version": 3}
 # ## (a) Average pooling exactly, max pooling by Monte Carlo

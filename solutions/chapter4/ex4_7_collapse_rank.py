@@ -12,7 +12,7 @@ import math
 
 import torch
 import ntk_helpers as nh
-from ntk_helpers.grading import as_scalar, check_close
+from ntk_helpers.course.grading import as_scalar, check_close
 
 # %% [markdown] nbgrader={"grade": false, "solution": false, "locked": true, "grade_id": "part_a", "schema_version": 3}
 # ## (a) `reff(K)`, `center(K)`, `depth_sweep(X, Xt, y, yt, depths)`

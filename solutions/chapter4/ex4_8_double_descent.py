@@ -11,7 +11,7 @@ import math
 
 import torch
 import ntk_helpers as nh
-from ntk_helpers.grading import as_scalar
+from ntk_helpers.course.grading import as_scalar
 
 
 def draw(N, n, d, seed, n_test=500):

@@ -13,18 +13,36 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import torch
+from torch import nn
 
-from ._checks import check_nonnegative
-from .kernel import Kernel
-from .layers import Layer
-from .modules import FeatureNorm
+from .._checks import check_nonnegative
+from .kernel import Kernel, NoClosedForm
+from .layer import Layer
 
 
-class NoClosedForm(NotImplementedError):
-    """Raised by layers whose infinite-width kernel has no closed form."""
+class FeatureNorm(nn.Module):
+    """Normalize over the feature (channel) axis 1 with statistics of each example (layer norm, no
+    affine parameters) or of the whole batch (batch norm with batch statistics), or with frozen
+    statistics mean 0, variance 1 (batch norm in eval mode at initialization)."""
+
+    def __init__(self, over: str, eps: float):
+        super().__init__()
+        self.over, self.eps = over, float(eps)
+
+    def forward(self, h: torch.Tensor) -> torch.Tensor:
+        if self.over == "frozen":
+            return h / math.sqrt(1 + self.eps)
+        dims = (1,) if self.over == "features" else (0,) + tuple(range(2, h.ndim))
+        mean = h.mean(dims, keepdim=True)
+        var = h.var(dims, unbiased=False, keepdim=True)
+        return (h - mean) / torch.sqrt(var + self.eps)
+
+    def extra_repr(self) -> str:
+        return f"over={self.over}, eps={self.eps:g}"
 
 
 def _scale(t: torch.Tensor, s1: torch.Tensor, s2: torch.Tensor) -> torch.Tensor:
@@ -44,17 +62,19 @@ def _scale_self(t: torch.Tensor, s: torch.Tensor) -> torch.Tensor:
 @dataclass(frozen=True, repr=False)
 class LayerNorm(Layer):
     eps: float
-    needs_preactivations = True
+    needs_gaussian_input = True
 
     def transform(self, k: Kernel) -> Kernel:
-        s1 = (k.diagonal(1) + self.eps).sqrt()
-        s2 = s1 if k.is_gram else (k.diagonal(2) + self.eps).sqrt()
-        var1 = _scale_self(k.var1, s1)
-        return k.replace(nngp=_scale(k.nngp, s1, s2), ntk=_scale(k.ntk, s1, s2), var1=var1,
-                         var2=var1 if k.is_gram else _scale_self(k.var2, s2), ntk_is_zero=k.ntk_is_zero)
+        s1, s2 = k.map_self(lambda _, i: (k.diagonal(i) + self.eps).sqrt())
+        var1, var2 = k.map_self(lambda var, i: _scale_self(var, s1 if i == 1 else s2))
+        return k.replace(nngp=_scale(k.nngp, s1, s2), ntk=_scale(k.ntk, s1, s2), var1=var1, var2=var2,
+                         ntk_is_zero=k.ntk_is_zero)
 
-    def build(self, in_shape, width, generator, dtype):
+    def build(self, in_shape, context):
         return [FeatureNorm("features", self.eps)], in_shape
+
+    def gaussian_output(self, gaussian_input: bool) -> bool:
+        return gaussian_input                  # a Gaussian divided by its (deterministic, infinite-width) scale
 
     def __repr__(self) -> str:
         return "layer_norm()"
@@ -70,11 +90,17 @@ class BatchNorm(Layer):
             raise NoClosedForm("batch_norm() with batch statistics has no infinite-width closed form (the batch "
                                "stays finite); estimate it with nh.monte_carlo_kernel(...), or use "
                                "batch_norm(frozen=True)")
-        c = 1 / (1 + self.eps)
-        return k.replace(nngp=c * k.nngp, ntk=c * k.ntk, var1=c * k.var1, var2=c * k.var2, ntk_is_zero=k.ntk_is_zero)
+        return k.map(lambda t: t / (1 + self.eps))
 
-    def build(self, in_shape, width, generator, dtype):
+    def build(self, in_shape, context):
         return [FeatureNorm("frozen" if self.frozen else "batch", self.eps)], in_shape
+
+    def gaussian_output(self, gaussian_input: bool) -> bool:
+        return gaussian_input and self.frozen
+
+    @property
+    def batch_coupled(self) -> bool:
+        return not self.frozen
 
     def __repr__(self) -> str:
         return f"batch_norm(frozen={self.frozen})"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import torch
 
-from ._checks import as_tensor
+from .._checks import as_tensor
 
 
 def _square(name: str, K) -> torch.Tensor:

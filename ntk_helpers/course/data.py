@@ -6,7 +6,7 @@ import math
 
 import torch
 
-from ._checks import DTYPE, check_int
+from .._checks import DTYPE, check_int
 
 
 def sphere(n: int, d: int, *, seed: int = 0) -> torch.Tensor:

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from ._checks import check_int, check_pair
+from .._checks import check_int, check_pair
 from .empirical import empirical_ntk
-from .layers import Layer
+from ..engine.layer import Layer
 
 
 @dataclass(frozen=True)

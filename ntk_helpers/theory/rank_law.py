@@ -25,8 +25,8 @@ import numpy as np
 import torch
 from scipy.special import roots_jacobi
 
-from ._checks import DTYPE, check_choice, check_int
-from .layers import Layer
+from .._checks import DTYPE, check_choice, check_int
+from ..engine.layer import Layer
 
 
 def angle_distribution(d: int, nodes: int = 200) -> tuple[torch.Tensor, torch.Tensor]:

@@ -20,6 +20,11 @@ import torch
 Tensor = torch.Tensor
 
 
+class NoClosedForm(NotImplementedError):
+    """Raised by layers whose infinite-width kernel has no closed form (``max_pool``, ``batch_norm`` with
+    batch statistics, the muP parameterization); their finite networks exist: see ``nh.monte_carlo_kernel``."""
+
+
 @dataclass(frozen=True)
 class Kernel:
     """Infinite-width NNGP and NTK of a layer's output on inputs x1 (n1 of them) and x2 (n2).
@@ -69,6 +74,21 @@ class Kernel:
         if "ntk" in changes:
             changes.setdefault("ntk_is_zero", False)
         return replace(self, **changes)
+
+    def map(self, linear) -> "Kernel":
+        """Apply one linear map to all four tensors: a readout, a pool, a fixed rescaling.
+
+        ``linear`` takes a cross tensor (n1, n2, *space, *space) or a self tensor (n, *space, *space) and acts
+        on the trailing position axes only; for a Gram kernel the self tensor of x2 is that of x1.
+        """
+        var1 = linear(self.var1)
+        return self.replace(nngp=linear(self.nngp), ntk=linear(self.ntk), var1=var1,
+                            var2=var1 if self.is_gram else linear(self.var2), ntk_is_zero=self.ntk_is_zero)
+
+    def map_self(self, rule) -> tuple[Tensor, Tensor]:
+        """``(rule(var1, 1), rule(var2, 2))``, the second computed only when x2 is not x1."""
+        var1 = rule(self.var1, 1)
+        return var1, (var1 if self.is_gram else rule(self.var2, 2))
 
     @property
     def space(self) -> tuple[int, ...]:

@@ -19,9 +19,10 @@ from dataclasses import dataclass
 
 import torch
 
-from ._checks import DTYPE, check_int, check_nonnegative, check_pair
-from .kernel import Kernel
-from .layers import as_activation_layer, dense
+from .._checks import DTYPE, check_int, check_nonnegative, check_pair
+from ..engine.activations import as_activation
+from ..engine.dense import dense
+from ..engine.kernel import Kernel
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,7 @@ def mlp_kernels_by_depth(x1, x2=None, *, depth: int, activation="relu",
     t1, t2 = check_pair(x1, x2)
     hidden = dense(sigma_w=sigma_w, sigma_b=sigma_b)
     readout = dense(1, sigma_w=sigma_w, sigma_b=sigma_b)
-    act = as_activation_layer(activation)
+    act = as_activation(activation)
     k = Kernel.from_inputs(t1, t2)
     nngp, ntk = [], []
     for layer in range(depth):
@@ -59,7 +60,7 @@ def mlp_kernels_by_depth(x1, x2=None, *, depth: int, activation="relu",
 
 def q_fixed_point(activation="tanh", *, sigma_w2, sigma_b2, q0: float = 1.0, iterations: int = 300):
     """Fixed point q* of the variance map, elementwise over (broadcastable) sigma_w2, sigma_b2 grids."""
-    act = as_activation_layer(activation).activation
+    act = as_activation(activation)
     w2 = torch.as_tensor(sigma_w2, dtype=DTYPE)
     b2 = torch.as_tensor(sigma_b2, dtype=DTYPE)
     w2, b2 = torch.broadcast_tensors(w2, b2)
@@ -75,7 +76,7 @@ def chi1(activation="tanh", *, sigma_w2, sigma_b2, q0: float = 1.0) -> torch.Ten
     """``chi_1 = sigma_w^2 E[phi'(sqrt(q*) z)^2]`` at the variance fixed point (elementwise over grids)."""
     w2 = torch.as_tensor(sigma_w2, dtype=DTYPE)
     q = q_fixed_point(activation, sigma_w2=sigma_w2, sigma_b2=sigma_b2, q0=q0)
-    act = as_activation_layer(activation).activation
+    act = as_activation(activation)
     return w2 * act.diagonal(q)[1]
 
 
@@ -84,7 +85,7 @@ def correlation_map(c, activation="relu", *, sigma_w2: float = 2.0, sigma_b2: fl
 
     For ReLU at sigma_w^2 = 2, sigma_b = 0 it is (sqrt(1 - c^2) + (pi - arccos c) c) / pi.
     """
-    act = as_activation_layer(activation).activation
+    act = as_activation(activation)
     c = torch.as_tensor(c, dtype=DTYPE)
     qt = torch.full_like(c, q)
     q_next = sigma_w2 * act.diagonal(qt)[0] + sigma_b2
@@ -94,7 +95,7 @@ def correlation_map(c, activation="relu", *, sigma_w2: float = 2.0, sigma_b2: fl
 def correlation_trajectory(c0, depth: int, activation="relu", *, sigma_w2: float = 2.0,
                            sigma_b2: float = 0.0, q0: float = 1.0) -> torch.Tensor:
     """Correlations c_0..c_depth of two inputs with variance q0 and correlation c0 (tracks q too)."""
-    act = as_activation_layer(activation).activation
+    act = as_activation(activation)
     c = torch.as_tensor(c0, dtype=DTYPE)
     q = torch.full_like(c, float(q0))
     out = [c]
@@ -120,7 +121,7 @@ def self_kernels_by_depth(q0: float, *, depth: int, activation="relu", sigma_w: 
     q0 = check_nonnegative("q0", q0)
     w2 = check_nonnegative("sigma_w", sigma_w) ** 2
     b2 = check_nonnegative("sigma_b", sigma_b) ** 2
-    act = as_activation_layer(activation).activation
+    act = as_activation(activation)
     q = torch.tensor(w2 * q0 + b2, dtype=DTYPE)          # the first dense layer: Sigma^(1) = Theta^(1)
     theta = q.clone()
     nngp, ntk = [], []
@@ -189,7 +190,7 @@ def signal_regime(activation="tanh", *, sigma_w2: float, sigma_b2: float, q0: fl
     A start q0 at which the map moves q by at most 1e-12 q0 counts as a fixed point (relu at
     sigma_w2 = 2, sigma_b2 = 0 preserves every variance). Poole et al. 2016; Schoenholz et al. 2017.
     """
-    act = as_activation_layer(activation).activation
+    act = as_activation(activation)
     w2 = check_nonnegative("sigma_w2", sigma_w2)
     b2 = check_nonnegative("sigma_b2", sigma_b2)
     q0 = check_nonnegative("q0", q0)

@@ -11,7 +11,7 @@ from typing import Callable
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
 
-from .activations import ACTIVATIONS
+from ..engine.activations import ACTIVATIONS
 
 _STYLE = {"description_width": "initial"}
 _LAYOUT = widgets.Layout(width="420px")

@@ -23,7 +23,7 @@ from typing import Callable
 
 import torch
 
-from ._checks import DTYPE
+from .._checks import DTYPE
 
 #: Largest variance the quadrature accepts; beyond it the grid would need > 900 points per axis.
 MAX_VARIANCE = 500.0

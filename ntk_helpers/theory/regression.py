@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import torch
 
-from ._checks import as_tensor, check_nonnegative
+from .._checks import as_tensor, check_nonnegative
 
 
 def kernel_regression(k_train, k_test_train, y_train, *, ridge: float = 0.0,

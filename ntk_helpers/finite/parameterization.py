@@ -29,8 +29,8 @@ import math
 import torch
 from torch import nn
 
-from ._checks import DTYPE, check_choice, check_int, check_nonnegative
-from .layers import as_activation_layer
+from .._checks import DTYPE, check_choice, check_int, check_nonnegative
+from ..engine.activations import as_activation
 
 PARAMETERIZATIONS = ("ntk", "standard", "mup")
 
@@ -47,7 +47,7 @@ class ParameterizedMLP(nn.Module):
         m = check_int("width", width, minimum=1)
         depth = check_int("depth", depth, minimum=1)
         self.parameterization = check_choice("parameterization", parameterization, PARAMETERIZATIONS)
-        self.activation = as_activation_layer(activation).activation
+        self.activation = as_activation(activation)
         sigma_w = check_nonnegative("sigma_w", sigma_w)
         g = torch.Generator().manual_seed(check_int("seed", seed, minimum=0))
         shapes = [(m, d)] + [(m, m)] * (depth - 1) + [(1, m)]

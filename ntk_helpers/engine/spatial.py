@@ -189,9 +189,10 @@ def receptive_field(layers, image_size) -> Tensor:
     Height and width are independent (a 2-D filter is a product of its row and column offsets), so
     ``counts`` is the outer product of a path-count matrix per axis.
     """
-    from .conv import AvgPool, Conv
-    from .layers import ActivationLayer, Serial
-    from .monte_carlo import MaxPoolLayer
+    from .activations import Activation
+    from .combinators import Serial
+    from .conv import Conv
+    from .pooling import AvgPool, MaxPool
 
     height, width = (image_size, image_size) if isinstance(image_size, int) else tuple(image_size)
     if not all(isinstance(v, int) and v >= 1 for v in (height, width)):
@@ -212,11 +213,11 @@ def receptive_field(layers, image_size) -> Tensor:
                 if conv_output_size(size, k, s, d, pads) < 1:
                     raise ValueError(f"receptive_field(): {layer!r} does not fit the {h} x {w} image it gets")
                 steps.append(_axis_paths(size, k, s, d, pads, circular))
-        elif isinstance(layer, (AvgPool, MaxPoolLayer)):
+        elif isinstance(layer, (AvgPool, MaxPool)):
             if any(size < win for size, win in zip((h, w), layer.window)):
                 raise ValueError(f"receptive_field(): {layer!r} does not fit the {h} x {w} image it gets")
             steps = [_pool_paths(size, win, s) for size, win, s in zip((h, w), layer.window, layer.stride)]
-        elif isinstance(layer, ActivationLayer):
+        elif isinstance(layer, Activation):
             continue
         else:
             raise ValueError(f"receptive_field() takes conv, avg_pool, max_pool and activations; got "

@@ -25,8 +25,11 @@ import torch
 from torch import nn
 from torch.func import functional_call, jacrev, vmap
 
-from ._checks import check_choice, check_int
-from .modules import Elementwise, NTKDense, NTKSequential
+from .._checks import check_choice, check_int
+from ..engine.activations import Elementwise
+from ..engine.conv import NTKConv2d
+from ..engine.dense import NTKDense
+from ..engine.layer import NTKSequential
 
 METHODS = ("auto", "jacobian", "layerwise", "naive", "batch")
 
@@ -62,11 +65,11 @@ def empirical_ntk(model: nn.Module, x1, x2=None, *, method: str = "auto",
     params = [p for p in model.parameters() if p.requires_grad]
     if not params:
         raise ValueError("model has no trainable parameters, so its NTK is zero")
-    dtype = params[0].dtype
-    x1 = _as_batch("x1", x1, dtype)
-    x2 = None if x2 is None else _as_batch("x2", x2, dtype)
+    x1 = _as_batch("x1", x1, params[0])
+    x2 = None if x2 is None else _as_batch("x2", x2, params[0])
     if x2 is not None and x1.shape[1:] != x2.shape[1:]:
         raise ValueError(f"x1 and x2 must have the same feature shape, got {tuple(x1.shape[1:])} and {tuple(x2.shape[1:])}")
+    _check_fits(model, "x1", x1)
     if parameter_weights is not None:
         unknown = set(parameter_weights) - {n for n, _ in model.named_parameters()}
         if unknown:
@@ -92,14 +95,32 @@ def empirical_ntk(model: nn.Module, x1, x2=None, *, method: str = "auto",
     return _shape_output(theta, average_outputs)
 
 
-def _as_batch(name, x, dtype) -> torch.Tensor:
+def _as_batch(name, x, like: torch.Tensor) -> torch.Tensor:
+    """``x`` checked, detached and moved to the dtype and device of the parameter ``like``."""
     if not isinstance(x, torch.Tensor):
         raise TypeError(f"{name} must be a torch.Tensor of shape (n, ...), got {type(x).__name__}")
     if x.ndim < 1 or x.shape[0] == 0:
         raise ValueError(f"{name} must be a non-empty batch (n, ...), got shape {tuple(x.shape)}")
     if not torch.isfinite(x).all():
         raise ValueError(f"{name} contains NaN or infinite values")
-    return x.detach().to(dtype)
+    return x.detach().to(device=like.device, dtype=like.dtype)
+
+
+def _check_fits(model: nn.Module, name: str, x: torch.Tensor) -> None:
+    """Run the model on one example, so that an input of the wrong shape gets an error naming ``name``."""
+    first = next((m for m in model.modules() if isinstance(m, (NTKDense, NTKConv2d))), None)
+    if isinstance(first, NTKDense):
+        expected = f"(n, {first.in_features})"
+    elif isinstance(first, NTKConv2d):
+        expected = f"(n, {first.in_channels}, H, W)"
+    else:
+        expected = "the shape the model was built for"
+    try:
+        with torch.no_grad():
+            model(x[:1])
+    except RuntimeError as error:
+        raise ValueError(f"{name} of shape {tuple(x.shape)} does not fit the model: it expects {expected} "
+                         f"({error})") from error
 
 
 def _shape_output(theta: torch.Tensor, average_outputs: bool) -> torch.Tensor:
@@ -235,9 +256,10 @@ def input_gradient_kernel(model: nn.Module, x1, x2=None) -> torch.Tensor:
     """
     if not isinstance(model, nn.Module):
         raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__}")
-    dtype = next(model.parameters()).dtype
-    x1 = _as_batch("x1", x1, dtype)
-    x2 = x1 if x2 is None else _as_batch("x2", x2, dtype)
+    like = next(model.parameters())
+    x1 = _as_batch("x1", x1, like)
+    x2 = x1 if x2 is None else _as_batch("x2", x2, like)
+    _check_fits(model, "x1", x1)
 
     def grads(x):                                            # (n, *feature_shape)
         with torch.enable_grad():

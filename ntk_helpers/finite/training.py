@@ -15,9 +15,9 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from ._checks import as_tensor, check_choice, check_int, check_nonnegative
+from .._checks import as_tensor, check_choice, check_int, check_nonnegative
 from .empirical import empirical_ntk
-from .modules import NTKSequential
+from ..engine.layer import NTKSequential
 
 
 @dataclass(frozen=True)

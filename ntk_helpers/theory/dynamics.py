@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import torch
 
-from ._checks import as_tensor, check_choice, check_nonnegative
+from .._checks import as_tensor, check_choice, check_nonnegative
 
 LOSSES = {"half_mean": lambda n: 1.0 / n, "half_sum": lambda n: 1.0, "mean": lambda n: 2.0 / n}
 _RATE_TEXT = {"half_mean": "1/n", "half_sum": "1", "mean": "2/n"}

@@ -16,11 +16,9 @@ from dataclasses import dataclass
 
 import torch
 
-from ._checks import check_int, check_pair, check_pair_of_ints
+from .._checks import check_int, check_pair
 from .empirical import empirical_ntk
-from .layers import Layer
-from .modules import FeatureNorm, MaxPool
-from .normalization import NoClosedForm
+from ..engine.layer import Layer
 
 
 @dataclass(frozen=True)
@@ -34,10 +32,6 @@ class MonteCarloKernel:
     n_networks: int
 
 
-def _is_batch_coupled(model: torch.nn.Module) -> bool:
-    return any(isinstance(m, FeatureNorm) and m.over == "batch" for m in model.modules())
-
-
 def monte_carlo_kernel(architecture: Layer, x1, x2=None, *, width: int, n_networks: int = 32,
                        seed: int = 0, ntk: bool = True) -> MonteCarloKernel:
     """Estimate the kernels of ``architecture`` from ``n_networks`` finite networks of the given width.
@@ -49,12 +43,12 @@ def monte_carlo_kernel(architecture: Layer, x1, x2=None, *, width: int, n_networ
     t1, t2 = check_pair(x1, x2, ndim=(2, 4))
     n_networks = check_int("n_networks", n_networks, minimum=2)
     shape = tuple(t1.shape[1:])
+    coupled = architecture.batch_coupled
+    if coupled and t2 is not None:
+        raise ValueError("batch_norm() networks depend on the whole batch: call monte_carlo_kernel with x2=None")
     nngps, ntks = [], []
     for s in range(n_networks):
         model = architecture.network(shape, width=width, seed=seed + s)
-        coupled = _is_batch_coupled(model)
-        if coupled and t2 is not None:
-            raise ValueError("batch_norm() networks depend on the whole batch: call monte_carlo_kernel with x2=None")
         with torch.no_grad():
             f1 = model(t1).reshape(t1.shape[0], -1)
             f2 = f1 if t2 is None else model(t2).reshape(t2.shape[0], -1)
@@ -66,32 +60,3 @@ def monte_carlo_kernel(architecture: Layer, x1, x2=None, *, width: int, n_networ
     nngp, theta = torch.stack(nngps), torch.stack(ntks)
     sem = lambda t: t.std(0) / n_networks ** 0.5
     return MonteCarloKernel(nngp.mean(0), theta.mean(0), sem(nngp), sem(theta), n_networks)
-
-
-@dataclass(frozen=True, repr=False)
-class MaxPoolLayer(Layer):
-    window: tuple[int, int]
-    stride: tuple[int, int]
-
-    def transform(self, k):
-        raise NoClosedForm("max_pool() has no closed-form kernel (a Gaussian expectation over the whole window); "
-                           "estimate it with nh.monte_carlo_kernel(...), or use avg_pool()")
-
-    def build(self, in_shape, width, generator, dtype):
-        if len(in_shape) != 3:
-            raise ValueError(f"max_pool() needs image inputs (C, H, W), got {in_shape}")
-        c, h, w = in_shape
-        out = [(size - win) // st + 1 for size, win, st in zip((h, w), self.window, self.stride)]
-        if min(out) < 1:
-            raise ValueError(f"max_pool(): window {self.window} is larger than the image {(h, w)}")
-        return [MaxPool(self.window, self.stride)], (c, *out)
-
-    def __repr__(self) -> str:
-        return f"max_pool({self.window}, stride={self.stride})"
-
-
-def max_pool(window, stride=None) -> MaxPoolLayer:
-    """Max pooling (no padding); kernels only by :func:`monte_carlo_kernel`."""
-    window = check_pair_of_ints("window", window, minimum=1)
-    stride = window if stride is None else check_pair_of_ints("stride", stride, minimum=1)
-    return MaxPoolLayer(window, stride)

@@ -1,0 +1,263 @@
+"""Activations: a torch function next to its dual kernel.
+
+For a centred Gaussian pair (u, v) with covariance [[var1, cov], [cov, var2]] the *dual* of an
+activation phi is the pair
+
+    E    = E[phi(u)  phi(v)]      (carries the NNGP kernel through the activation)
+    Edot = E[phi'(u) phi'(v)]     (carries the NTK:  Theta_after = Edot * Theta_before)
+
+Closed forms (all float64, written in the arctan2 form that stays accurate near cov = ±var):
+
+- ReLU / leaky ReLU (``a * min(x, 0) + b * max(x, 0)``): arc-cosine kernels (Cho & Saul 2009);
+  with r = sqrt(var1 var2 - cov^2) and theta = arctan2(r, cov),
+  ``Edot = (a^2 + b^2)/2 - (a - b)^2 theta / (2 pi)`` and ``E = (a - b)^2 r / (2 pi) + Edot cov``.
+- Erf: Williams (1997), ``E = (2/pi) arcsin(2 cov / sqrt((1 + 2 var1)(1 + 2 var2)))``.
+- GELU (x Phi(x)): Tsuchida et al. 2021 (arXiv:2002.08517), the form neural-tangents uses.
+- identity: ``E = cov``, ``Edot = 1``.
+
+Anything else (tanh, or your own function via :func:`ntk_helpers.elementwise`) goes through
+:mod:`~ntk_helpers.engine.quadrature`. An :class:`Activation` is a layer: its finite network applies ``fn``,
+its kernel rule is the dual. To add an activation, write one constructor below with ``@register`` (and its
+closed-form dual if it has one): ``mlp(activation=name)``, the sliders and the tests pick it up.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+import torch
+from torch import nn
+
+from . import quadrature
+from .kernel import Kernel
+from .layer import Layer
+
+Tensor = torch.Tensor
+Dual = Callable[[Tensor, Tensor, Tensor], tuple[Tensor, Tensor]]
+
+
+@dataclass(frozen=True, repr=False)
+class Activation(Layer):
+    """An elementwise nonlinearity: ``fn`` for finite networks, its dual for infinite ones.
+
+    Kernel rule: ``Sigma' = E[phi(u) phi(v)]``, ``Theta' = E[phi'(u) phi'(v)] * Theta``, both over the
+    Gaussian (u, v) whose covariance is the incoming triple (Sigma(x,x), Sigma(x',x'), Sigma(x,x')).
+    ``closed_form(var1, var2, cov) -> (E, Edot)`` works elementwise on broadcastable float64 tensors;
+    ``None`` means "integrate numerically" (Gauss-Hermite quadrature).
+    """
+
+    name: str
+    fn: Callable[[Tensor], Tensor]
+    closed_form: Optional[Dual] = field(default=None)
+
+    def dual(self, var1: Tensor, var2: Tensor, cov: Tensor) -> tuple[Tensor, Tensor]:
+        """``(E[phi(u)phi(v)], E[phi'(u)phi'(v)])`` for (u, v) ~ N(0, [[var1, cov], [cov, var2]])."""
+        if self.closed_form is not None:
+            return self.closed_form(var1, var2, cov)
+        return quadrature.pair_expectations(self.fn, var1, var2, cov)
+
+    def diagonal(self, var: Tensor) -> tuple[Tensor, Tensor]:
+        """``(E[phi(u)^2], E[phi'(u)^2])`` for u ~ N(0, var): the variance (q) maps of mean-field theory."""
+        if self.closed_form is not None:
+            return self.closed_form(var, var, var)
+        return quadrature.diagonal_expectations(self.fn, var)
+
+    @property
+    def has_closed_form(self) -> bool:
+        return self.closed_form is not None
+
+    def transform(self, k: Kernel) -> Kernel:
+        if not k.space:
+            return self._transform_vectors(k)
+        flat = (1,) * len(k.space)
+        d1, d2 = k.diagonal(1), k.diagonal(2)                                     # (n1, H, W), (n2, H, W)
+        n1, n2 = d1.shape[0], d2.shape[0]
+        e, e_dot = self.dual(d1.reshape(n1, 1, *k.space, *flat),                  # cross: (n1, n2, H, W, H, W)
+                             d2.reshape(1, n2, *flat, *k.space), k.nngp)
+        var1, var2 = k.map_self(lambda var, i: self._self_tensor(var, k.diagonal(i)))
+        ntk = k.ntk if k.ntk_is_zero else e_dot.mul_(k.ntk)
+        return k.replace(nngp=e, ntk=ntk, var1=var1, var2=var2, ntk_is_zero=k.ntk_is_zero)
+
+    def _self_tensor(self, var, diag):
+        flat = (1,) * (diag.ndim - 1)
+        n, space = diag.shape[0], diag.shape[1:]
+        return self.dual(diag.reshape(n, *space, *flat), diag.reshape(n, *flat, *space), var)[0]
+
+    def _transform_vectors(self, k: Kernel) -> Kernel:
+        if k.is_gram and not self.has_closed_form:
+            e, e_dot = self._symmetric_dual(k)                                          # half the quadrature
+        else:
+            e, e_dot = self.dual(k.var1[:, None], k.var2[None, :], k.nngp)              # (n1, n2) each
+        var1, e_dot_self = self.diagonal(k.var1)
+        if k.is_gram:
+            # One value for Sigma(x, x): the pair rule at correlation 1 and the variance map round differently,
+            # and in the chaotic phase every layer amplifies that gap (tanh at sigma_w = 2.5, depth 100: 0.04
+            # instead of q* = 3.96). The variance map is the accurate one.
+            e.diagonal().copy_(var1)
+            e_dot.diagonal().copy_(e_dot_self)
+        var2 = var1 if k.is_gram else self.diagonal(k.var2)[0]
+        return k.replace(nngp=e, ntk=e_dot * k.ntk, var1=var1, var2=var2)
+
+    def _symmetric_dual(self, k: Kernel):
+        """For a Gram matrix (x2 = x1) evaluate the dual on the upper triangle only and mirror it."""
+        n = k.nngp.shape[0]
+        i, j = torch.triu_indices(n, n, device=k.nngp.device)
+        out = []
+        for values in self.dual(k.var1[i], k.var1[j], k.nngp[i, j]):
+            full = torch.empty_like(k.nngp)
+            full[i, j] = values
+            full[j, i] = values
+            out.append(full)
+        return tuple(out)
+
+    def build(self, in_shape, context):
+        return [Elementwise(self)], in_shape
+
+    def __repr__(self) -> str:
+        return self.name if self.name.endswith(")") else f"{self.name}()"
+
+
+class Elementwise(nn.Module):
+    """Applies an :class:`Activation`'s ``fn`` elementwise (the finite network's side)."""
+
+    def __init__(self, activation: Activation):
+        super().__init__()
+        self.activation = activation
+
+    def forward(self, h: torch.Tensor) -> torch.Tensor:
+        return self.activation.fn(h)
+
+    def extra_repr(self) -> str:
+        return self.activation.name
+
+
+# -- closed-form duals -------------------------------------------------------------------------
+
+def _abrelu_dual(a: float, b: float) -> Dual:
+    """Dual of ``a * min(x, 0) + b * max(x, 0)`` (ReLU: a=0, b=1; leaky ReLU: a=slope, b=1).
+
+    Written with in-place operations on fresh temporaries: image kernels call it on tensors of
+    millions of entries (lesson 03).
+    """
+    jump = (a - b) ** 2 / (2 * math.pi)
+    mean_slope_sq = (a * a + b * b) / 2
+
+    def dual(var1, var2, cov):
+        # r = sqrt(var1 var2 - cov^2): product and square rounded alike, so r is exactly 0 where an
+        # input meets itself (an FMA would leave ~1e-8 there)
+        prod = var1 * var2
+        r = (prod.sub_(cov * cov) if prod.shape == cov.shape else prod - cov * cov).clamp_min_(0).sqrt_()
+        theta = torch.atan2(r, cov)
+        if bool((var1 == 0).any()) or bool((var2 == 0).any()):
+            # a unit with zero variance has no direction: use pi/2, the neural-tangents convention,
+            # so that Edot takes its uncorrelated value
+            theta = torch.where((r == 0) & (cov == 0), torch.full_like(r, math.pi / 2), theta)
+        e_dot = torch.rsub(theta, mean_slope_sq, alpha=jump)      # (a^2+b^2)/2 - jump * theta
+        return r.mul_(jump).addcmul_(e_dot, cov), e_dot            # jump * r + Edot * cov
+
+    return dual
+
+
+def _erf_dual(var1, var2, cov):
+    a, b = 1 + 2 * var1, 1 + 2 * var2
+    ab = a * b
+    e = (2 / math.pi) * torch.asin((2 * cov / ab.sqrt()).clamp(-1, 1))
+    e_dot = (4 / math.pi) / (ab - 4 * cov * cov).clamp_min(1e-300).sqrt()
+    return e, e_dot
+
+
+def _gelu_dual(var1, var2, cov):
+    prod = var1 * var2
+    prod_plus = (1 + var1) * (1 + var2)
+    # (1 + var1)(1 + var2) - cov^2, summed so that the diagonal (cov = var1 = var2) is exactly 1 + 2 var: the
+    # product form cancels catastrophically once var passes ~1e8 (deep alpha = 1 ResNets reach 1e16 and more).
+    delta_sq = (1 + var1 + var2 + (prod - cov * cov)).clamp_min(1e-300)     # >= 1 + var1 + var2 > 0
+    delta = delta_sq.sqrt()
+    angle = torch.atan2(cov, delta)
+    e = ((cov * cov + prod * delta_sq) / (prod_plus * delta) + cov * angle) / (2 * math.pi) + cov / 4
+    e_dot = cov / (2 * math.pi * delta) * (1 / delta_sq + (1 - prod) / prod_plus + 1) + 0.25 + angle / (2 * math.pi)
+    return e, e_dot
+
+
+def _identity_dual(var1, var2, cov):
+    cov = torch.broadcast_tensors(var1, var2, cov)[2]
+    return cov.clone(), torch.ones_like(cov)
+
+
+# -- the registry: one constructor per activation ----------------------------------------------
+
+#: Activation names accepted wherever an activation is given by name (``mlp(activation=...)``), each with
+#: the constructor that builds it. ``@register`` adds one; the tests run every oracle on every entry.
+ACTIVATIONS: dict[str, Callable[[], Activation]] = {}
+
+
+def register(constructor: Callable[[], Activation]) -> Callable[[], Activation]:
+    """Add an activation constructor to :data:`ACTIVATIONS` under its function name."""
+    ACTIVATIONS[constructor.__name__] = constructor
+    return constructor
+
+
+@register
+def relu() -> Activation:
+    """ReLU, with the arc-cosine closed form (Cho & Saul 2009)."""
+    return Activation("relu", torch.relu, _abrelu_dual(0.0, 1.0))
+
+
+@register
+def leaky_relu(negative_slope: float = 0.01) -> Activation:
+    """Leaky ReLU ``max(x, 0) + negative_slope * min(x, 0)``, closed form (neural-tangents' ABRelu)."""
+    slope = float(negative_slope)
+    if not math.isfinite(slope):
+        raise ValueError(f"negative_slope must be a finite number, got {negative_slope!r}")
+    return Activation(f"leaky_relu({slope:g})", lambda x: nn.functional.leaky_relu(x, slope),
+                      _abrelu_dual(slope, 1.0))
+
+
+@register
+def erf() -> Activation:
+    """The error function, with Williams' (1997) closed form."""
+    return Activation("erf", torch.erf, _erf_dual)
+
+
+@register
+def gelu() -> Activation:
+    """GELU ``x Phi(x)`` (exact, not the tanh approximation), closed form."""
+    return Activation("gelu", nn.functional.gelu, _gelu_dual)
+
+
+@register
+def tanh() -> Activation:
+    """tanh; its dual kernel is computed by quadrature."""
+    return Activation("tanh", torch.tanh)
+
+
+@register
+def identity() -> Activation:
+    """No nonlinearity (a deep linear network): ``E = Sigma``, ``E[phi' phi'] = 1``."""
+    return Activation("identity", lambda x: x, _identity_dual)
+
+
+def elementwise(fn: Callable[[Tensor], Tensor], name: str = "elementwise") -> Activation:
+    """Any elementwise torch function; its dual kernel is computed by quadrature."""
+    if not callable(fn):
+        raise TypeError(f"fn must be a callable elementwise torch function, got {fn!r}")
+    return Activation(name, fn)
+
+
+def as_activation(activation) -> Activation:
+    """An activation given by name (see :data:`ACTIVATIONS`) or as a layer such as ``relu()``; unknown names
+    raise ``ValueError`` listing the allowed ones."""
+    if isinstance(activation, Activation):
+        return activation
+    if not isinstance(activation, str):
+        raise TypeError(f"activation must be a name ({', '.join(ACTIVATIONS)}) or an activation layer such as "
+                        f"relu(), got {activation!r}")
+    if activation not in ACTIVATIONS:
+        raise ValueError(f"unknown activation {activation!r}; allowed values: {', '.join(ACTIVATIONS)}")
+    return ACTIVATIONS[activation]()
+
+
+__all__ = ["Activation", "ACTIVATIONS", "register", "as_activation", "elementwise", "relu", "leaky_relu", "erf",
+           "gelu", "tanh", "identity"]
