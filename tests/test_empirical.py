@@ -112,3 +112,21 @@ def test_bad_arguments_give_clear_errors(package_mlp, x):
         nh.empirical_ntk(package_mlp, x.numpy())
     with pytest.raises(ValueError, match="NaN"):
         nh.empirical_ntk(package_mlp, x * float("nan"))
+
+
+def test_wrong_number_of_features_names_x1_and_the_expected_shape(package_mlp):
+    """Not torch's 'mat1 and mat2 shapes cannot be multiplied': the message names the argument and the shape."""
+    with pytest.raises(ValueError, match=r"x1 of shape \(3, 4\) does not fit the model: it expects \(n, 5\)"):
+        nh.empirical_ntk(package_mlp, torch.ones(3, 4, dtype=torch.float64))
+    with pytest.raises(ValueError, match=r"x1 of shape \(3, 4\) does not fit the model: it expects \(n, 5\)"):
+        nh.empirical_ntk(package_mlp, torch.ones(3, 4, dtype=torch.float64), torch.ones(2, 4, dtype=torch.float64))
+    cnn = nh.serial(nh.conv(), nh.relu(), nh.flatten(), nh.dense(1)).network((2, 4, 4), width=4)
+    with pytest.raises(ValueError, match=r"x1 of shape \(3, 3, 4, 4\) does not fit the model: it expects \(n, 2, 4, 4\)"):
+        nh.empirical_ntk(cnn, torch.ones(3, 3, 4, 4, dtype=torch.float64))
+
+
+def test_any_module_with_the_wrong_input_shape_gets_a_named_error():
+    """A module without ``in_shape`` is run on one example first: torch's error is wrapped, naming x1."""
+    linear = torch.nn.Linear(5, 1).double()
+    with pytest.raises(ValueError, match=r"x1 of shape \(3, 4\) does not fit the model \(mat1 and mat2"):
+        nh.empirical_ntk(linear, torch.ones(3, 4, dtype=torch.float64))

@@ -24,6 +24,7 @@ closed-form dual if it has one): ``mlp(activation=name)``, the sliders and the t
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
@@ -51,6 +52,7 @@ class Activation(Layer):
     name: str
     fn: Callable[[Tensor], Tensor]
     closed_form: Optional[Dual] = field(default=None)
+    keeps_same_position_pairs = True
 
     def dual(self, var1: Tensor, var2: Tensor, cov: Tensor) -> tuple[Tensor, Tensor]:
         """``(E[phi(u)phi(v)], E[phi'(u)phi'(v)])`` for (u, v) ~ N(0, [[var1, cov], [cov, var2]])."""
@@ -71,12 +73,21 @@ class Activation(Layer):
     def transform(self, k: Kernel) -> Kernel:
         if not k.space:
             return self._transform_vectors(k)
+        if k.same_position:
+            return self._transform_same_position(k)
         flat = (1,) * len(k.space)
         d1, d2 = k.diagonal(1), k.diagonal(2)                                     # (n1, H, W), (n2, H, W)
         n1, n2 = d1.shape[0], d2.shape[0]
         e, e_dot = self.dual(d1.reshape(n1, 1, *k.space, *flat),                  # cross: (n1, n2, H, W, H, W)
                              d2.reshape(1, n2, *flat, *k.space), k.nngp)
         var1, var2 = k.map_self(lambda var, i: self._self_tensor(var, k.diagonal(i)))
+        ntk = k.ntk if k.ntk_is_zero else e_dot.mul_(k.ntk)
+        return k.replace(nngp=e, ntk=ntk, var1=var1, var2=var2, ntk_is_zero=k.ntk_is_zero)
+
+    def _transform_same_position(self, k: Kernel) -> Kernel:
+        """Only the pairs p = p': each needs Sigma_pp(x, x), Sigma_pp(x', x') and Sigma_pp(x, x')."""
+        e, e_dot = self.dual(k.var1[:, None], k.var2[None, :], k.nngp)           # (n1, n2, H, W)
+        var1, var2 = k.map_self(lambda var, _: self.dual(var, var, var)[0])
         ntk = k.ntk if k.ntk_is_zero else e_dot.mul_(k.ntk)
         return k.replace(nngp=e, ntk=ntk, var1=var1, var2=var2, ntk_is_zero=k.ntk_is_zero)
 
@@ -98,7 +109,7 @@ class Activation(Layer):
             e.diagonal().copy_(var1)
             e_dot.diagonal().copy_(e_dot_self)
         var2 = var1 if k.is_gram else self.diagonal(k.var2)[0]
-        return k.replace(nngp=e, ntk=e_dot * k.ntk, var1=var1, var2=var2)
+        return k.replace(nngp=e, ntk=_times(e_dot, k.ntk), var1=var1, var2=var2, ntk_is_zero=k.ntk_is_zero)
 
     def _symmetric_dual(self, k: Kernel):
         """For a Gram matrix (x2 = x1) evaluate the dual on the upper triangle only and mirror it."""
@@ -131,6 +142,13 @@ class Elementwise(nn.Module):
 
     def extra_repr(self) -> str:
         return self.activation.name
+
+
+def _times(e_dot: Tensor, ntk: Tensor) -> Tensor:
+    """``e_dot * ntk``, in place when ``e_dot`` is a fresh full tensor (the duals here return one)."""
+    if e_dot.shape == ntk.shape and 0 not in e_dot.stride():
+        return e_dot.mul_(ntk)
+    return e_dot * ntk
 
 
 # -- closed-form duals -------------------------------------------------------------------------
@@ -240,9 +258,15 @@ def identity() -> Activation:
 
 
 def elementwise(fn: Callable[[Tensor], Tensor], name: str = "elementwise") -> Activation:
-    """Any elementwise torch function; its dual kernel is computed by quadrature."""
+    """Any smooth elementwise torch function; its dual kernel is computed by quadrature (warns when ``fn`` has
+    a kink, where the quadrature is inaccurate)."""
     if not callable(fn):
         raise TypeError(f"fn must be a callable elementwise torch function, got {fn!r}")
+    jumps = quadrature.kinks(fn)
+    if jumps:
+        warnings.warn(f"elementwise({name!r}): the derivative jumps at x = {jumps}; the quadrature dual is accurate "
+                      "for smooth functions only (about 10% off for a ReLU-like kink). Register the activation with "
+                      "its closed-form dual instead (ntk_helpers/engine/activations.py)", stacklevel=2)
     return Activation(name, fn)
 
 

@@ -18,6 +18,7 @@ import torch
 from torch import nn
 
 from .._checks import check_nonnegative
+from . import planning
 from .kernel import Kernel
 from .layer import Layer
 
@@ -29,7 +30,11 @@ class Serial(Layer):
     layers: tuple[Layer, ...]
 
     def transform(self, k: Kernel) -> Kernel:
+        # A run of layers that ends in flatten() needs only the pixel pairs p = p' (see engine/planning.py).
+        start = planning.same_position_start(self.layers) if k.space and not k.same_position else None
         for index, layer in enumerate(self.layers):
+            if index == start:
+                k = k.to_same_position()
             k = layer.transform(k)
             # Checking the (small) self covariances suffices: |Sigma(x, x')| <= sqrt(Sigma(x, x) Sigma(x', x')).
             if not (torch.isfinite(k.var1).all() and torch.isfinite(k.var2).all()):
@@ -58,6 +63,21 @@ class Serial(Layer):
     @property
     def batch_coupled(self) -> bool:
         return any(layer.batch_coupled for layer in self.layers)
+
+    @property
+    def keeps_same_position_pairs(self) -> bool:
+        return all(layer.keeps_same_position_pairs for layer in self.layers)
+
+    def output_space(self, space):
+        for layer in self.layers:
+            space = layer.output_space(space)
+        return space
+
+    def sequence(self):
+        return list(self.layers)
+
+    def leaves(self):
+        return [leaf for layer in self.layers for leaf in layer.leaves()]
 
     def __repr__(self) -> str:
         return "serial(" + ", ".join(map(repr, self.layers)) + ")"
@@ -120,6 +140,13 @@ class Residual(Layer):
     @property
     def batch_coupled(self) -> bool:
         return self.branch.batch_coupled
+
+    @property
+    def keeps_same_position_pairs(self) -> bool:
+        return self.branch.keeps_same_position_pairs
+
+    def leaves(self):
+        return [self] + self.branch.leaves()
 
     def __repr__(self) -> str:
         return f"residual({', '.join(map(repr, self.branch.layers))}, alpha={self.alpha:g})"

@@ -107,7 +107,8 @@ class Conv(Layer):
         need_images(k, "conv")
         self._geometry(*k.space)
         w2, b2 = self.sigma_w ** 2, self.sigma_b ** 2
-        op = lambda t: spatial.conv_pairs(t, self.kernel_size, self.stride, self.dilation, self.padding, scale=w2)
+        rule = spatial.conv_same_position if k.same_position else spatial.conv_pairs
+        op = lambda t: rule(t, self.kernel_size, self.stride, self.dilation, self.padding, scale=w2)
         bias = (lambda t: t.add_(b2)) if b2 else (lambda t: t)
         nngp = bias(op(k.nngp))                                           # sigma_w^2/|S| sum_a Sigma + sigma_b^2
         var1, var2 = k.map_self(lambda var, _: bias(op(var)))
@@ -122,6 +123,11 @@ class Conv(Layer):
                           circular=self.padding == "circular", sigma_w=self.sigma_w, sigma_b=self.sigma_b,
                           generator=context.generator, dtype=context.dtype)
         return [layer], (out, out_h, out_w)
+
+    keeps_same_position_pairs = True
+
+    def output_space(self, space):
+        return self._geometry(*space)[1] if space else space
 
     def gaussian_output(self, gaussian_input: bool) -> bool:
         return True

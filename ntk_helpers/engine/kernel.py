@@ -9,6 +9,12 @@ Vectors and images share one object. With ``space = ()`` for vectors and ``space
 images (torch layout (n, C, H, W)), a kernel holds *cross* tensors between x1 and x2 of shape
 (n1, n2, *space, *space) (one entry per pair of inputs and pair of pixels) and *self* tensors of
 each input with itself, (n, *space, *space); for vectors the self tensor is just the variance (n,).
+
+A kernel with ``same_position=True`` keeps only the same-position pairs p = p' of an image kernel:
+cross tensors (n1, n2, *space) and self tensors (n, *space). That is all a ``flatten()`` readout
+looks at, and convolutions (shared offsets move both positions alike), elementwise activations and
+layer norm compute the output's pairs p = p' from the input's pairs p = p' alone, so ``serial``
+propagates only those when such a stack ends in ``flatten()`` (HW times less work and memory).
 """
 
 from __future__ import annotations
@@ -37,6 +43,8 @@ class Kernel:
         var2: (n2, *space, *space) Sigma(x2_j, x2_j).
         is_gram: True when x2 is x1 (then var2 is var1 and the matrices are symmetric).
         ntk_is_zero: True for raw inputs (no parameters yet); lets the first layer skip work.
+        same_position: True when only the pixel pairs p = p' are kept (see the module docstring): then
+            nngp/ntk are (n1, n2, *space) and var1/var2 (n, *space).
     """
 
     nngp: Tensor
@@ -45,14 +53,23 @@ class Kernel:
     var2: Tensor
     is_gram: bool = False
     ntk_is_zero: bool = False
+    same_position: bool = False
 
     @classmethod
-    def from_inputs(cls, x1: Tensor, x2: Tensor | None = None) -> "Kernel":
-        """The input "layer": ``nngp = x1 . x2 / d`` (per pixel pair for images), ``ntk = 0``."""
+    def from_inputs(cls, x1: Tensor, x2: Tensor | None = None, *, same_position: bool = False) -> "Kernel":
+        """The input "layer": ``nngp = x1 . x2 / d`` (per pixel pair for images), ``ntk = 0``.
+
+        ``same_position=True`` (images only) keeps only the pairs p = p': (n1, n2, H, W)."""
+        same_position = bool(same_position) and x1.ndim == 4
         if x1.ndim == 2:
             product = lambda a, b: a @ b.T / a.shape[1]                                   # (n1, n2)
             self_product = lambda a: (a * a).sum(1) / a.shape[1]                          # (n,)
             gram_diagonal = lambda k: torch.diagonal(k).clone()
+        elif same_position:
+            # one elementwise formula for both, so an input that is in x1 and x2 meets itself exactly
+            product = lambda a, b: (a[:, None] * b[None]).sum(2) / a.shape[1]             # (n1, n2, H, W)
+            self_product = lambda a: (a * a).sum(1) / a.shape[1]                          # (n, H, W)
+            gram_diagonal = lambda k: torch.diagonal(k, dim1=0, dim2=1).movedim(-1, 0).clone()
         else:
             product = lambda a, b: torch.einsum("ichw,jcHW->ijhwHW", a, b) / a.shape[1]  # (n1, n2, H, W, H, W)
             self_product = lambda a: torch.einsum("ichw,icHW->ihwHW", a, a) / a.shape[1]  # (n, H, W, H, W)
@@ -67,7 +84,16 @@ class Kernel:
             nngp = product(x1, x2)
             var1, var2 = self_product(x1), self_product(x2)
         return cls(nngp=nngp, ntk=torch.zeros_like(nngp), var1=var1, var2=var2, is_gram=x2 is None,
-                   ntk_is_zero=True)
+                   ntk_is_zero=True, same_position=same_position)
+
+    def to_same_position(self) -> "Kernel":
+        """The same kernel with only its pixel pairs p = p' (see the module docstring); no-op for vectors."""
+        if self.same_position or not self.space:
+            return self
+        diag = lambda t: _pair_diagonal(t).contiguous()
+        var1 = diag(self.var1)
+        return replace(self, nngp=diag(self.nngp), ntk=diag(self.ntk), var1=var1,
+                       var2=var1 if self.is_gram else diag(self.var2), same_position=True)
 
     def replace(self, **changes) -> "Kernel":
         """A copy with some fields changed; a new ``ntk`` is assumed nonzero unless said otherwise."""
@@ -93,6 +119,8 @@ class Kernel:
     @property
     def space(self) -> tuple[int, ...]:
         """() for vectors, (H, W) for images."""
+        if self.same_position:
+            return tuple(self.var1.shape[1:])
         return tuple(self.var1.shape[1:1 + (self.var1.ndim - 1) // 2])
 
     @property
@@ -102,16 +130,21 @@ class Kernel:
     def diagonal(self, which: int) -> Tensor:
         """Self variances Sigma_pp(x, x) of every input and pixel: (n,) or (n, H, W)."""
         var = self.var1 if which == 1 else self.var2
-        if var.ndim == 1:
+        if var.ndim == 1 or self.same_position:
             return var
-        # (n, H, W, H, W) -> diagonal over (h, h') -> (n, W, W, H) -> over (w, w') -> (n, H, W)
-        return torch.diagonal(torch.diagonal(var, dim1=1, dim2=3), dim1=1, dim2=2)
+        return _pair_diagonal(var)
 
     def is_finite(self) -> bool:
         return all(bool(torch.isfinite(t).all()) for t in (self.nngp, self.ntk, self.var1, self.var2))
 
     def __repr__(self) -> str:
         return f"Kernel(shape={self.shape}, nngp={_preview(self.nngp)}, ntk={_preview(self.ntk)})"
+
+
+def _pair_diagonal(t: Tensor) -> Tensor:
+    """(..., H, W, H, W) -> (..., H, W): the entries p = p' (a view)."""
+    # diagonal over (h, h') -> (..., W, W, H); then over (w, w') -> (..., H, W)
+    return torch.diagonal(torch.diagonal(t, dim1=-4, dim2=-2), dim1=-3, dim2=-2)
 
 
 def _preview(t: Tensor) -> str:

@@ -63,12 +63,17 @@ def _scale_self(t: torch.Tensor, s: torch.Tensor) -> torch.Tensor:
 class LayerNorm(Layer):
     eps: float
     needs_gaussian_input = True
+    keeps_same_position_pairs = True
 
     def transform(self, k: Kernel) -> Kernel:
-        s1, s2 = k.map_self(lambda _, i: (k.diagonal(i) + self.eps).sqrt())
-        var1, var2 = k.map_self(lambda var, i: _scale_self(var, s1 if i == 1 else s2))
-        return k.replace(nngp=_scale(k.nngp, s1, s2), ntk=_scale(k.ntk, s1, s2), var1=var1, var2=var2,
-                         ntk_is_zero=k.ntk_is_zero)
+        s1, s2 = k.map_self(lambda _, i: (k.diagonal(i) + self.eps).sqrt())           # (n, *space)
+        if k.same_position:                                   # only p = p': cross (n1, n2, *space), self (n, *space)
+            cross = lambda t: t / s1[:, None] / s2[None, :]
+            var1, var2 = k.map_self(lambda var, i: var / (s1 if i == 1 else s2) / (s1 if i == 1 else s2))
+        else:
+            cross = lambda t: _scale(t, s1, s2)
+            var1, var2 = k.map_self(lambda var, i: _scale_self(var, s1 if i == 1 else s2))
+        return k.replace(nngp=cross(k.nngp), ntk=cross(k.ntk), var1=var1, var2=var2, ntk_is_zero=k.ntk_is_zero)
 
     def build(self, in_shape, context):
         return [FeatureNorm("features", self.eps)], in_shape
@@ -84,6 +89,7 @@ class LayerNorm(Layer):
 class BatchNorm(Layer):
     frozen: bool
     eps: float
+    keeps_same_position_pairs = True
 
     def transform(self, k: Kernel) -> Kernel:
         if not self.frozen:

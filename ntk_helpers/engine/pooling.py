@@ -34,8 +34,15 @@ class GlobalAvgPool(nn.Module):
 
 @dataclass(frozen=True, repr=False)
 class Flatten(Layer):
+    reads_same_position_pairs = True
+
+    def output_space(self, space):
+        return ()
+
     def transform(self, k: Kernel) -> Kernel:
         need_images(k, "flatten")
+        if k.same_position:
+            return k.map(lambda t: t.mean((-2, -1), dtype=torch.float64)).replace(same_position=False)
         return k.map(spatial.flatten_pairs)
 
     def build(self, in_shape, context):
@@ -51,8 +58,12 @@ class Flatten(Layer):
 
 @dataclass(frozen=True, repr=False)
 class GlobalAvgPoolLayer(Layer):
+    def output_space(self, space):
+        return ()
+
     def transform(self, k: Kernel) -> Kernel:
         need_images(k, "global_avg_pool")
+        spatial.need_all_pairs(k, "global_avg_pool")
         return k.map(spatial.global_average_pairs)
 
     def build(self, in_shape, context):
@@ -78,8 +89,12 @@ class AvgPool(Layer):
     window: tuple[int, int]
     stride: tuple[int, int]
 
+    def output_space(self, space):
+        return _pooled_size("avg_pool", self.window, self.stride, *space) if space else space
+
     def transform(self, k: Kernel) -> Kernel:
         need_images(k, "avg_pool")
+        spatial.need_all_pairs(k, "avg_pool")
         _pooled_size("avg_pool", self.window, self.stride, *k.space)
         return k.map(lambda t: spatial.avg_pool_pairs(t, self.window, self.stride))
 

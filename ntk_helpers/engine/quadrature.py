@@ -14,6 +14,11 @@ near 0 are spaced about pi/sqrt(2N) apart, while phi'(sqrt(q) z) for tanh is a b
 the real line converges exponentially for analytic integrands, and we choose its spacing from the
 largest variance, ``h = min(0.3, 0.33 / sqrt(q))`` on [-7, 7]: relative error below 1e-8 for
 tanh and GELU at every variance up to :data:`MAX_VARIANCE` (guarded in ``tests/test_activations.py``).
+
+That holds for smooth activations only. Where phi' jumps (a kink, as in ReLU or |x|) the rule converges
+like h^2 and autograd's one-sided derivative at a node on the kink adds an O(h) error: E[phi' phi'] of
+ReLU comes out about 13% low. :func:`kinks` finds such points; :func:`~ntk_helpers.elementwise` warns about
+them (give such an activation its closed form, as relu and leaky_relu have).
 """
 
 from __future__ import annotations
@@ -41,7 +46,20 @@ def derivative(fn: Callable[[torch.Tensor], torch.Tensor], u: torch.Tensor) -> t
     return grad.detach()
 
 
-def grid(max_variance: float) -> tuple[torch.Tensor, torch.Tensor]:
+def kinks(fn: Callable[[torch.Tensor], torch.Tensor], *, low: float = -8.0, high: float = 8.0,
+          points: int = 16001) -> list[float]:
+    """Where ``phi'`` jumps on [low, high]: the points at which a change of ``phi'`` between neighbouring grid
+    points is both above 1e-3 and ten times larger than the changes on either side (a smooth ``phi'`` changes
+    gradually). Returns the locations, rounded to the grid spacing; [] for smooth functions."""
+    x = torch.linspace(low, high, points, dtype=DTYPE)
+    change = (derivative(fn, x).diff()).abs()                       # (points - 1,)
+    around = torch.maximum(change.roll(1), change.roll(-1))
+    jump = (change > 1e-3) & (change > 10 * around)
+    jump[0] = jump[-1] = False
+    return [round(float(x[i] + x[i + 1]) / 2, 3) for i in torch.nonzero(jump).flatten().tolist()]
+
+
+def grid(max_variance: float, device: torch.device | None = None) -> tuple[torch.Tensor, torch.Tensor]:
     """Nodes z and normalized weights w (sum 1) of the trapezoidal rule for E[g(z)], z ~ N(0, 1)."""
     if not math.isfinite(max_variance) or max_variance > MAX_VARIANCE:
         raise ValueError(
@@ -51,7 +69,7 @@ def grid(max_variance: float) -> tuple[torch.Tensor, torch.Tensor]:
         )
     step = min(_MAX_STEP, _STEP_SCALE / math.sqrt(max(max_variance, 1e-12)))
     half = math.ceil(_HALF_RANGE / step)
-    z = torch.arange(-half, half + 1, dtype=DTYPE) * step
+    z = torch.arange(-half, half + 1, dtype=DTYPE, device=device) * step
     w = torch.exp(-0.5 * z * z)
     return z, w / w.sum()
 
@@ -59,7 +77,7 @@ def grid(max_variance: float) -> tuple[torch.Tensor, torch.Tensor]:
 def diagonal_expectations(fn, var: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """``(E[phi(u)^2], E[phi'(u)^2])`` for u ~ N(0, var), elementwise over ``var``."""
     var = var.to(DTYPE)
-    z, w = grid(float(var.max()) if var.numel() else 1.0)
+    z, w = grid(float(var.max()) if var.numel() else 1.0, var.device)
     u = var.clamp_min(0).sqrt().reshape(-1, 1) * z              # (S, N)
     phi, dphi = fn(u), derivative(fn, u)
     mean_sq = (phi * phi) @ w
@@ -80,7 +98,7 @@ def pair_expectations(fn, var1: torch.Tensor, var2: torch.Tensor, cov: torch.Ten
     rho = torch.where(scale > 0, cov.reshape(-1) / scale.clamp_min(1e-300), torch.zeros_like(scale))
     rho = rho.clamp(-1.0, 1.0)
     perp = (1 - rho * rho).clamp_min(0).sqrt()
-    z, w = grid(float(torch.maximum(var1.max(), var2.max())))
+    z, w = grid(float(torch.maximum(var1.max(), var2.max())), cov.device)
     n = z.numel()
     mean, mean_dot = torch.empty_like(rho), torch.empty_like(rho)
     block = max(1, _MAX_ELEMENTS // (n * n))

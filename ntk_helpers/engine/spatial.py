@@ -8,7 +8,8 @@ appendix; lesson 03, section 4.2.1).
   independent weights): ``Sigma'_{p,p'} = (1/|S|) sum_a Sigma_{p+a, p'+a}``. It factorizes over the
   height pair (h, h') and the width pair (w, w'), so we apply a 1-D "diagonal convolution" to each.
 - Average pooling is a fixed linear map A applied to each position separately: ``K -> A K A^T``.
-- Flatten keeps the diagonal p = p' (mean over positions), global average pooling averages all pairs.
+- Flatten keeps the diagonal p = p' (mean over positions), global average pooling averages all pairs;
+  both accumulate in float64.
 
 :func:`receptive_field` is not a kernel rule: it counts, from the layers' geometry alone, the weight
 paths from each input pixel to each output unit (lesson 03, section 4.2.3).
@@ -48,7 +49,7 @@ def _pad_pair(t: Tensor, pads: tuple[int, int], circular: bool) -> Tensor:
         return t
     size = t.shape[-1]
     if circular:
-        index = torch.arange(-left, size + right) % size
+        index = torch.arange(-left, size + right, device=t.device) % size
         return t[..., index, :][..., index]
     return torch.nn.functional.pad(t, (left, right, left, right))
 
@@ -102,6 +103,39 @@ def conv_pairs(t: Tensor, kernel_size: tuple[int, int], stride: tuple[int, int],
     return _diagonal_conv_axes(t, (ndim - 3, ndim - 1), kernel_size[1], stride[1], dilation[1], pads_w, circular, 1.0)
 
 
+def _conv_axis_same_position(t: Tensor, axis: int, kernel: int, stride: int, dilation: int,
+                             pads: tuple[int, int], circular: bool, scale: float) -> Tensor:
+    """``out[i] = scale * sum_t t_pad[s i + d t]`` along ``axis``: the diagonal i = i' of the pair rule."""
+    t = t.movedim(axis, -1)
+    left, right = pads
+    if circular and (left or right):
+        t = t[..., torch.arange(-left, t.shape[-1] + right, device=t.device) % t.shape[-1]]
+    elif left or right:
+        t = torch.nn.functional.pad(t, (left, right))
+    out_size = (t.shape[-1] - dilation * (kernel - 1) - 1) // stride + 1
+    span = stride * (out_size - 1) + 1
+    out = t[..., 0: span: stride] * scale
+    for j in range(1, kernel):
+        out.add_(t[..., dilation * j: dilation * j + span: stride], alpha=scale)
+    return out.movedim(-1, axis)
+
+
+def conv_same_position(t: Tensor, kernel_size: tuple[int, int], stride: tuple[int, int],
+                       dilation: tuple[int, int], padding: str, scale: float = 1.0) -> Tensor:
+    """:func:`conv_pairs` on the same-position pairs only, (..., H, W) -> (..., H_out, W_out).
+
+    The entry p = p' of a convolved pair tensor sums the input's entries (p + a, p' + a) with p = p':
+    same-position pairs again, for every stride, dilation and padding (zeros pad zeros; circular
+    padding wraps both positions alike). Returns a new tensor."""
+    circular = padding == "circular"
+    height, width = t.shape[-2], t.shape[-1]
+    pads_h = conv_padding(height, kernel_size[0], dilation[0], padding)
+    pads_w = conv_padding(width, kernel_size[1], dilation[1], padding)
+    t = _conv_axis_same_position(t, t.ndim - 2, kernel_size[0], stride[0], dilation[0], pads_h, circular,
+                                 scale / (kernel_size[0] * kernel_size[1]))
+    return _conv_axis_same_position(t, t.ndim - 1, kernel_size[1], stride[1], dilation[1], pads_w, circular, 1.0)
+
+
 def _pool_axis(t: Tensor, axis: int, window: int, stride: int) -> Tensor:
     t = t.movedim(axis, -1)
     out_size = (t.shape[-1] - window) // stride + 1
@@ -120,20 +154,28 @@ def avg_pool_pairs(t: Tensor, window: tuple[int, int], stride: tuple[int, int]) 
 
 def flatten_pairs(t: Tensor) -> Tensor:
     """Mean over the diagonal p = p' of a pair tensor: (..., H, W, H, W) -> (...)."""
-    diagonal = torch.diagonal(torch.diagonal(t, dim1=-4, dim2=-2), dim1=-3, dim2=-2)   # (..., W, H)
-    return diagonal.mean((-2, -1))
+    diagonal = torch.diagonal(torch.diagonal(t, dim1=-4, dim2=-2), dim1=-3, dim2=-2)   # (..., H, W)
+    return diagonal.mean((-2, -1), dtype=torch.float64)
 
 
 def global_average_pairs(t: Tensor) -> Tensor:
-    """Mean over all position pairs: (..., H, W, H, W) -> (...)."""
-    return t.mean((-4, -3, -2, -1))
+    """Mean over all position pairs: (..., H, W, H, W) -> (...), accumulated in float64 (also for float32
+    pair tensors: ``kernel(pair_dtype=torch.float32)``)."""
+    return t.mean((-4, -3, -2, -1), dtype=torch.float64)
+
+
+def need_all_pairs(k, name: str) -> None:
+    """Raise for a kernel that keeps only the pairs p = p' (layers that mix positions need them all)."""
+    if k.same_position:
+        raise ValueError(f"{name}() mixes positions and needs every pixel pair (p, p'); this kernel keeps only "
+                         "the pairs p = p' (same_position=True), which only flatten() can read out")
 
 
 def same_position_pairs_only(k):
     """A copy of an image kernel with every pixel pair p != p' set to zero (lesson 03: flatten
     readouts never look at them, so the kernel after flatten does not change)."""
     height, width = k.space
-    mask = torch.eye(height * width, dtype=k.nngp.dtype).reshape(height, width, height, width)
+    mask = torch.eye(height * width, dtype=k.nngp.dtype, device=k.nngp.device).reshape(height, width, height, width)
     return k.replace(nngp=k.nngp * mask, ntk=k.ntk * mask, var1=k.var1 * mask, var2=k.var2 * mask,
                      ntk_is_zero=k.ntk_is_zero)
 

@@ -27,7 +27,6 @@ from torch.func import functional_call, jacrev, vmap
 
 from .._checks import check_choice, check_int
 from ..engine.activations import Elementwise
-from ..engine.conv import NTKConv2d
 from ..engine.dense import NTKDense
 from ..engine.layer import NTKSequential
 
@@ -65,11 +64,11 @@ def empirical_ntk(model: nn.Module, x1, x2=None, *, method: str = "auto",
     params = [p for p in model.parameters() if p.requires_grad]
     if not params:
         raise ValueError("model has no trainable parameters, so its NTK is zero")
-    x1 = _as_batch("x1", x1, params[0])
-    x2 = None if x2 is None else _as_batch("x2", x2, params[0])
+    x1 = as_batch("x1", x1, params[0])
+    x2 = None if x2 is None else as_batch("x2", x2, params[0])
     if x2 is not None and x1.shape[1:] != x2.shape[1:]:
         raise ValueError(f"x1 and x2 must have the same feature shape, got {tuple(x1.shape[1:])} and {tuple(x2.shape[1:])}")
-    _check_fits(model, "x1", x1)
+    check_fits(model, "x1", x1)
     if parameter_weights is not None:
         unknown = set(parameter_weights) - {n for n, _ in model.named_parameters()}
         if unknown:
@@ -95,7 +94,7 @@ def empirical_ntk(model: nn.Module, x1, x2=None, *, method: str = "auto",
     return _shape_output(theta, average_outputs)
 
 
-def _as_batch(name, x, like: torch.Tensor) -> torch.Tensor:
+def as_batch(name, x, like: torch.Tensor) -> torch.Tensor:
     """``x`` checked, detached and moved to the dtype and device of the parameter ``like``."""
     if not isinstance(x, torch.Tensor):
         raise TypeError(f"{name} must be a torch.Tensor of shape (n, ...), got {type(x).__name__}")
@@ -106,21 +105,20 @@ def _as_batch(name, x, like: torch.Tensor) -> torch.Tensor:
     return x.detach().to(device=like.device, dtype=like.dtype)
 
 
-def _check_fits(model: nn.Module, name: str, x: torch.Tensor) -> None:
-    """Run the model on one example, so that an input of the wrong shape gets an error naming ``name``."""
-    first = next((m for m in model.modules() if isinstance(m, (NTKDense, NTKConv2d))), None)
-    if isinstance(first, NTKDense):
-        expected = f"(n, {first.in_features})"
-    elif isinstance(first, NTKConv2d):
-        expected = f"(n, {first.in_channels}, H, W)"
-    else:
-        expected = "the shape the model was built for"
+def check_fits(model: nn.Module, name: str, x: torch.Tensor) -> None:
+    """Check that ``x`` fits ``model`` (by its ``in_shape`` if it has one, else by running it on one example),
+    so that an input of the wrong shape gets an error naming ``name`` and the expected shape."""
+    in_shape = getattr(model, "in_shape", None)
+    if in_shape is not None:
+        if tuple(x.shape[1:]) != tuple(in_shape):
+            raise ValueError(f"{name} of shape {tuple(x.shape)} does not fit the model: it expects "
+                             f"(n, {', '.join(map(str, in_shape))})")
+        return
     try:
         with torch.no_grad():
             model(x[:1])
     except RuntimeError as error:
-        raise ValueError(f"{name} of shape {tuple(x.shape)} does not fit the model: it expects {expected} "
-                         f"({error})") from error
+        raise ValueError(f"{name} of shape {tuple(x.shape)} does not fit the model ({error})") from error
 
 
 def _shape_output(theta: torch.Tensor, average_outputs: bool) -> torch.Tensor:
@@ -244,30 +242,3 @@ def _naive(model, x1, x2):
     g1 = gradients(x1)
     g2 = g1 if x2 is None else gradients(x2)
     return torch.einsum("iap,jbp->ijab", g1, g2)
-
-
-def input_gradient_kernel(model: nn.Module, x1, x2=None) -> torch.Tensor:
-    """``K(x, x') = grad_x f(x) . grad_x' f(x')``: what the NTK overview's ``compute_ntk`` computes
-    once repaired to run.
-
-    It differentiates with respect to the *inputs*, not the parameters, so it is NOT the NTK
-    (ERRATA.md, entry B39; lesson 01, section 3). Its (n1, n2) Gram matrix has rank at most d, the
-    input dimension. Scalar-output models only.
-    """
-    if not isinstance(model, nn.Module):
-        raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__}")
-    like = next(model.parameters())
-    x1 = _as_batch("x1", x1, like)
-    x2 = x1 if x2 is None else _as_batch("x2", x2, like)
-    _check_fits(model, "x1", x1)
-
-    def grads(x):                                            # (n, *feature_shape)
-        with torch.enable_grad():
-            x = x.clone().requires_grad_(True)
-            out = model(x).reshape(x.shape[0], -1)
-            if out.shape[1] != 1:
-                raise ValueError("input_gradient_kernel needs a scalar-output model")
-            (g,) = torch.autograd.grad(out.sum(), x)
-        return g.reshape(x.shape[0], -1)
-
-    return grads(x1) @ grads(x2).T
