@@ -561,7 +561,7 @@ def normalized_by_angle(activation, sigma_w, sigma_b, max_depth=100):
 @functools.lru_cache(maxsize=64)
 def regime_of(activation, sigma_w, sigma_b):
     first_variance = sigma_w ** 2 + sigma_b ** 2                                  # Σ^(1)(x,x), |x|² = d
-    return signal_regime(activation, sigma_w2=sigma_w ** 2, sigma_b2=sigma_b ** 2, q0=first_variance)
+    return signal_regime(activation, sigma_w=sigma_w, sigma_b=sigma_b, q0=first_variance)
 
 
 # %% [markdown]
@@ -711,7 +711,8 @@ assert abs(end - start) < 1e-3 * start, (
 # %%
 sigma_w2_grid = torch.linspace(0.5, 4.0, 36, dtype=torch.float64)
 sigma_b2_grid = torch.linspace(0.0, 0.5, 26, dtype=torch.float64)
-chi = nh.chi1("tanh", sigma_w2=sigma_w2_grid[None, :], sigma_b2=sigma_b2_grid[:, None])    # (26, 36)
+chi = nh.chi1("tanh", sigma_w=sigma_w2_grid[None, :].sqrt(),        # the axes show the squares σ_w², σ_b²
+              sigma_b=sigma_b2_grid[:, None].sqrt())                  # (26, 36)
 
 fig, ax = plt.subplots()
 image = ax.pcolormesh(sigma_w2_grid, sigma_b2_grid, torch.log(chi), cmap="RdBu_r", vmin=-1, vmax=1,
@@ -730,7 +731,7 @@ plt.colorbar(image, ax=ax, label="log χ₁")
 plt.show()
 
 # %%
-edge = float(nh.chi1("tanh", sigma_w2=1.761, sigma_b2=0.05))
+edge = float(nh.chi1("tanh", sigma_w=math.sqrt(1.761), sigma_b=math.sqrt(0.05)))
 print(f"χ₁ at (σ_w², σ_b²) = (1.761, 0.05): {edge:.4f}")
 assert abs(edge - 1) < 5e-3, f"χ₁ on the published edge of chaos: expected 1 ± 5e-3, measured {edge:.4f}"
 
@@ -738,10 +739,10 @@ assert abs(edge - 1) < 5e-3, f"χ₁ on the published edge of chaos: expected 1 
 # Correlation of two inputs (starting at $c_0 = 0.2$) through 40 tanh layers, in each phase:
 
 # %%
-phases = {"ordered (1.0, 0.05)": 1.0, "edge (1.761, 0.05)": 1.761, "chaotic (3.0, 0.05)": 3.0}
+phases = {"ordered (1.0, 0.05)": 1.0, "edge (1.761, 0.05)": 1.761, "chaotic (3.0, 0.05)": 3.0}  # (σ_w², σ_b²)
 paths = nh.correlation_trajectory(torch.full((3,), 0.2, dtype=torch.float64), 40, "tanh",
-                                  sigma_w2=torch.tensor(list(phases.values()), dtype=torch.float64),
-                                  sigma_b2=0.05)
+                                  sigma_w=torch.tensor(list(phases.values()), dtype=torch.float64).sqrt(),
+                                  sigma_b=math.sqrt(0.05))
 fig, ax = plt.subplots()
 for index, name in enumerate(phases):
     ax.plot(paths[:, index], label=name)
@@ -764,8 +765,8 @@ assert final[0] > final[1] > final[2], f"expected ordered > edge > chaotic, meas
 points20 = nh.sphere(20, d=10, seed=3)
 ordered = nh.mlp(50, "erf", sigma_w=1.0, sigma_b=math.sqrt(0.05)).kernel(points20).ntk
 chaotic = nh.mlp(50, "erf", sigma_w=2.0, sigma_b=math.sqrt(0.05)).kernel(points20).ntk
-q_star = float(nh.q_fixed_point("erf", sigma_w2=1.0, sigma_b2=0.05))
-chi_ordered = float(nh.chi1("erf", sigma_w2=1.0, sigma_b2=0.05))
+q_star = float(nh.q_fixed_point("erf", sigma_w=1.0, sigma_b=math.sqrt(0.05)))
+chi_ordered = float(nh.chi1("erf", sigma_w=1.0, sigma_b=math.sqrt(0.05)))
 off_diagonal = float((nh.normalize(chaotic) - torch.eye(20, dtype=torch.float64)).abs().max())
 constant = q_star / (1 - chi_ordered)
 r_ordered, r_chaotic = nh.effective_rank(ordered), nh.effective_rank(chaotic)

@@ -172,9 +172,9 @@ def preactivation_rms(variance, width, depth=3, d=8):
 init_widths = [64, 256, 1024]
 ntk_param_rms = []
 for m in init_widths:
-    model = nh.parameterized_mlp(8, width=m, depth=3, parameterization="ntk", seed=0)
+    model = nh.mlp(3, "relu").network(8, width=m, seed=0)            # NTK parameterization, σ_w = √2
     with torch.no_grad():
-        layers = model.preactivations(nh.sphere(64, 8, seed=1))
+        layers = nh.preactivations(model, nh.sphere(64, 8, seed=1))  # z^(1), z^(2), z^(3): (64, m) each
     ntk_param_rms.append([float(z.pow(2).mean().sqrt()) for z in layers])
 text_rms = [preactivation_rms(lambda fan_in, m: 2 / (fan_in * m), m) for m in init_widths]
 fig, ax = plt.subplots(figsize=(10, 4))
@@ -203,9 +203,12 @@ for layer, (ntk_slope, text_slope) in init_slopes.items():
 # %% [markdown]
 # ### The package's three parameterizations
 #
-# `nh.parameterized_mlp` writes every parameterization in one form (Yang et al. 2022, Tensor Programs V,
-# Table 3): every trainable weight $w_l$ is $\mathcal N(0,1)$, layer $l$ computes $\sigma_w\,\text{mult}_l\cdot h\,w_l^\top$
-# and learns with rate $\eta\cdot\text{lr}_l$ (width $m$, input dimension $d$, $\sigma_w = \sqrt 2$ by default):
+# The parameterization is part of the architecture description: `nh.mlp(depth, activation,
+# parameterization="ntk" | "standard" | "mup")` (or `nh.dense(..., parameterization=...)` layer by layer). Every
+# parameterization is written in one form (Yang et al. 2022, Tensor Programs V, Table 3): every trainable weight
+# $w_l$ is $\mathcal N(0,1)$, layer $l$ computes $\sigma_w\,\text{mult}_l\cdot h\,w_l^\top$ and learns with rate
+# $\eta\cdot\text{lr}_l$ (width $m$, input dimension $d$, $\sigma_w = \sqrt 2$ by default). The built network carries
+# both numbers: `nh.lr_multipliers(model)` lists the $\text{lr}_l$, and `nh.train` uses them.
 #
 # | | input layer | hidden layers | output layer | width → ∞ |
 # |---|---|---|---|---|
@@ -218,6 +221,31 @@ for layer, (ntk_slope, text_slope) in init_slopes.items():
 # ($\sigma_w$, $d$, $1/\sqrt d$) are this package's choice; only the **powers of $m$** decide what happens as
 # $m \to \infty$, and they are what the next section derives.
 #
+# Each description also has the kernel its parameterization defines. "ntk": the NTK of lessons 01–04. "standard":
+# the same forward pass, so the same NNGP; its learning-rate-weighted tangent kernel grows like $m$, and with
+# $\eta \propto 1/m$ (the only scaling with a finite, nonzero limit) it tends to the NTK without the terms of the
+# input layer ($d/m \to 0$) and of the biases ($1/m \to 0$): for one hidden ReLU layer half of the NTK
+# parameterization's value below. "mup": no kernel limit, `kernel()` raises `nh.NoClosedForm` (its features move
+# by $\Theta(1)$, next sections).
+
+# %%
+x_demo = nh.sphere(4, d=8, seed=0)                       # |x|² = d, so Σ⁽¹⁾(x, x) = σ_w² = 2
+self_ntk = {}
+for parameterization in nh.PARAMETERIZATIONS:
+    arch = nh.mlp(1, "relu", parameterization=parameterization)
+    model = arch.network(8, width=256, seed=0)
+    scales = ", ".join(f"{layer.weight_scale:.4g}" for layer in (model[0], model[2]))
+    factors = ", ".join(f"{v:g}" for v in nh.lr_multipliers(model).values())
+    try:
+        self_ntk[parameterization] = float(arch.kernel(x_demo).ntk[0, 0])
+        kernel = f"Θ(x, x) = {self_ntk[parameterization]:.4f}"
+    except nh.NoClosedForm:
+        kernel = "no kernel: nh.NoClosedForm"
+    print(f"{parameterization:>8} at m = 256: σ_w·mult = {scales}; lr = {factors}; {kernel}")
+assert abs(self_ntk["standard"] - self_ntk["ntk"] / 2) <= 1e-12 * self_ntk["ntk"], \
+    f"one ReLU layer: standard Θ = NTK Θ / 2 expected, measured {self_ntk}"
+
+# %% [markdown]
 # > **The text says** (overview): μP means "scale each layer's output by $1/\sqrt m$", and its `MuPLinear` code
 # > implements μP; in the lazy regime "the output changes by $O(t/\sqrt m)$".  
 # > **What is true:** "scale by $1/\sqrt m$" *is* the NTK parameterization. μP needs the output multiplier $1/m$ and
@@ -319,13 +347,17 @@ step_widths = [128, 512, 2048]
 def rms(t):
     return float(t.pow(2).mean().sqrt())
 
+def network(parameterization, width, depth=1, seed=0):
+    """A ReLU MLP with ``depth`` hidden layers on inputs of dimension 8; f(x) has shape (n, 1)."""
+    return nh.mlp(depth, "relu", parameterization=parameterization).network(8, width=width, seed=seed)
+
 def one_step_changes(parameterization, lr, width):
-    model = nh.parameterized_mlp(8, width=width, depth=2, parameterization=parameterization, seed=0)
+    model = network(parameterization, width, depth=2)
     with torch.no_grad():
-        h_before, f_before = model.preactivations(x_train), model(x_train)
+        h_before, f_before = nh.preactivations(model, x_train), model(x_train)[:, 0]
     nh.train(model, x_train, y_train + f_before, lr=lr, steps=1, track_kernels=False)
     with torch.no_grad():
-        h_after, f_after = model.preactivations(x_train), model(x_train)
+        h_after, f_after = nh.preactivations(model, x_train), model(x_train)[:, 0]
     return [rms(a - b) / rms(b) for a, b in zip(h_after, h_before)] + [rms(f_after - f_before)]
 
 one_step = {label: np.array([one_step_changes(p, rule(m), m) for m in step_widths])
@@ -372,11 +404,12 @@ widths = [256, 1024, 4096]
 learning_rate = {"ntk": 0.5, "mup": 0.02}
 
 def movement(parameterization, width, seed):
-    model = nh.parameterized_mlp(8, width=width, parameterization=parameterization, seed=seed)
-    start = [w.detach().clone() for w in model.weights]
+    model = network(parameterization, width, seed=seed)
+    weights = list(model.parameters())
+    start = [w.detach().clone() for w in weights]
     record = nh.train(model, x_train, y_train, lr=learning_rate[parameterization], steps=50)
     with torch.no_grad():
-        weight_change = math.sqrt(sum(float((w - w0).pow(2).sum()) for w, w0 in zip(model.weights, start))
+        weight_change = math.sqrt(sum(float((w - w0).pow(2).sum()) for w, w0 in zip(weights, start))
                                   / sum(float(w0.pow(2).sum()) for w0 in start))
     output_change = float((record.outputs[-1] - record.outputs[0]).norm() / y_train.norm())
     return record.ntk_change, record.feature_change, weight_change, output_change
@@ -452,11 +485,10 @@ assert results["ntk"][:, 3].min() > 0.5, \
 
 # %%
 with torch.no_grad():
-    rms_f0 = [float(torch.stack([nh.parameterized_mlp(8, width=m, parameterization="mup", seed=s)(x_train)
-                                 for s in range(20)]).pow(2).mean().sqrt()) for m in widths]
-loss_after_one_step = [float(nh.train(nh.parameterized_mlp(8, width=m, parameterization="standard", seed=0),
-                                      x_train, y_train, lr=1.0, steps=1, track_kernels=False).loss[-1])
-                       for m in widths]
+    rms_f0 = [float(torch.stack([network("mup", m, seed=s)(x_train) for s in range(20)]).pow(2).mean().sqrt())
+              for m in widths]
+loss_after_one_step = [float(nh.train(network("standard", m), x_train, y_train, lr=1.0, steps=1,
+                                      track_kernels=False).loss[-1]) for m in widths]
 f0_slope = nh.loglog_slope(widths, rms_f0)
 print(f"μP output at init (RMS): {[f'{v:.3g}' for v in rms_f0]}, slope {f0_slope:.2f}")
 print(f"standard parameterization, loss after one step at η = 1: {[f'{v:.3g}' for v in loss_after_one_step]}")
@@ -484,9 +516,9 @@ assert loss_after_one_step[0] < loss_after_one_step[1] < loss_after_one_step[2],
 
 # %%
 x_new = nh.sphere(8, d=8, seed=5)
-model = nh.parameterized_mlp(8, width=4096, parameterization="ntk", seed=0)
+model = network("ntk", 4096)
 with torch.no_grad():
-    f0_train, f0_new = model(x_train), model(x_new)
+    f0_train, f0_new = model(x_train)[:, 0], model(x_new)[:, 0]
 theta = nh.empirical_ntk(model, torch.cat([x_train, x_new]))
 record = nh.train(model, x_train, y_train, lr=1.0, steps=600, x_eval=x_new, record_every=600,
                   track_kernels=False)
@@ -519,9 +551,9 @@ explanations = {
 def draw_training(setting, width):
     parameterization, rule = settings[setting]
     lr = rule(width)
-    model = nh.parameterized_mlp(8, width=width, parameterization=parameterization, seed=0)
+    model = network(parameterization, width)
     lam_max = float(torch.linalg.eigvalsh(nh.empirical_ntk(model, x_train,
-                                                           parameter_weights=model.lr_multipliers))[-1])
+                                                           parameter_weights=nh.lr_multipliers(model)))[-1])
     stability = lr * lam_max / len(x_train)
     record = nh.train(model, x_train, y_train, lr=lr, steps=50, on_divergence="stop")
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.8))

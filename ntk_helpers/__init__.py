@@ -19,21 +19,23 @@ from .engine.activations import (ACTIVATIONS, Activation, as_activation, element
 from .engine.architectures import mlp, resnet
 from .engine.combinators import Residual, Serial, residual, serial
 from .engine.conv import Conv, conv
-from .engine.dense import Dense, dense
+from .engine.dense import PARAMETERIZATIONS, Dense, dense, lr_multipliers
 from .engine.kernel import Kernel, NoClosedForm
 from .engine.layer import Layer
 from .engine.normalization import batch_norm, layer_norm
 from .engine.pooling import avg_pool, flatten, global_avg_pool, max_pool
 from .finite.convergence import WidthSweep, loglog_slope, width_sweep
-from .finite.empirical import empirical_ntk, input_gradient_kernel
+from .finite.empirical import empirical_ntk
+from .finite.input_gradient import input_gradient_kernel
 from .finite.monte_carlo import MonteCarloKernel, monte_carlo_kernel
-from .finite.parameterization import PARAMETERIZATIONS, ParameterizedMLP, parameterized_mlp
+from .finite.parameterization import param_groups, preactivations
 from .finite.training import TrainingRecord, train
-from .theory.depth import (REGIMES, KernelsByDepth, SignalRegime, chi1, correlation_map, correlation_trajectory,
-                           mlp_kernels_by_depth, q_fixed_point, self_kernels_by_depth, signal_regime)
+from .theory.depth import (KernelsByDepth, chi1, correlation_map, correlation_trajectory, mlp_kernels_by_depth,
+                           q_fixed_point, self_kernels_by_depth)
 from .theory.dynamics import (EnsemblePrediction, Trajectory, critical_learning_rate, ensemble_prediction,
                               linearized_dynamics)
 from .theory.rank_law import angle_distribution, dot_product_profile, effective_rank_finite, effective_rank_limit
+from .theory.regimes import REGIMES, SignalRegime, signal_regime
 from .theory.regression import kernel_regression
 from .theory.spectra import center, effective_rank, eigenvalues, normalize
 
@@ -60,7 +62,7 @@ __all__ = [
     "layer_norm", "batch_norm",
     # finite networks
     "empirical_ntk", "input_gradient_kernel", "width_sweep", "WidthSweep", "loglog_slope",
-    "monte_carlo_kernel", "MonteCarloKernel", "parameterized_mlp", "ParameterizedMLP", "PARAMETERIZATIONS",
+    "monte_carlo_kernel", "MonteCarloKernel", "PARAMETERIZATIONS", "lr_multipliers", "param_groups", "preactivations",
     "train", "TrainingRecord",
     # depth and mean field (lesson 02)
     "mlp_kernels_by_depth", "KernelsByDepth", "q_fixed_point", "chi1", "correlation_map", "correlation_trajectory",

@@ -12,12 +12,14 @@ from .combinators import Serial, residual, serial
 from .dense import dense
 
 
-def mlp(depth: int, activation="relu", *, sigma_w: float = 2 ** 0.5, sigma_b: float = 0.0) -> Serial:
-    """``depth`` x (dense -> activation), then the readout ``dense(1)``, all with the same sigmas."""
+def mlp(depth: int, activation="relu", *, sigma_w: float = 2 ** 0.5, sigma_b: float = 0.0,
+        parameterization: str = "ntk") -> Serial:
+    """``depth`` x (dense -> activation), then the readout ``dense(1)``, all with the same sigmas and
+    ``parameterization`` ("ntk", "standard" or "mup": the table in :mod:`~ntk_helpers.engine.dense`)."""
     depth = check_int("depth", depth, minimum=1)
     act = as_activation(activation)
-    hidden = [dense(sigma_w=sigma_w, sigma_b=sigma_b), act] * depth
-    return serial(*hidden, dense(1, sigma_w=sigma_w, sigma_b=sigma_b))
+    hidden = [dense(sigma_w=sigma_w, sigma_b=sigma_b, parameterization=parameterization), act] * depth
+    return serial(*hidden, dense(1, sigma_w=sigma_w, sigma_b=sigma_b, parameterization=parameterization))
 
 
 def resnet(depth: int, activation="relu", *, alpha: float = 1.0, sigma_w: float = 2 ** 0.5,

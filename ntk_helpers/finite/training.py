@@ -17,6 +17,7 @@ from torch import nn
 
 from .._checks import as_tensor, check_choice, check_int, check_nonnegative
 from .empirical import empirical_ntk
+from ..engine.dense import lr_multipliers
 from ..engine.layer import NTKSequential
 
 
@@ -56,15 +57,18 @@ def _features(model: nn.Module, x: torch.Tensor) -> torch.Tensor:
 
 
 def _lr_multipliers(model: nn.Module) -> dict[str, float]:
-    return dict(getattr(model, "lr_multipliers", {}))
+    """The factors a custom module declares as ``model.lr_multipliers``, else those of its dense layers."""
+    own = getattr(model, "lr_multipliers", None)
+    return dict(own) if own is not None else lr_multipliers(model)
 
 
 def train(model: nn.Module, x, y, *, lr: float, steps: int, x_eval=None, record_every: int = 1,
           track_kernels: bool = True, on_divergence: str = "raise") -> TrainingRecord:
     """Train ``model`` in place by full-batch gradient descent on ``1/(2n) sum (f - y)^2``.
 
-    Per-parameter learning rates are ``lr * model.lr_multipliers[name]`` when the model has them
-    (:class:`~ntk_helpers.parameterization.ParameterizedMLP`), else ``lr``. ``track_kernels=False``
+    Per-parameter learning rates are ``lr * nh.lr_multipliers(model)[name]``: the factors of the parameterization
+    the network was built in (``nh.mlp(..., parameterization="mup")``; all 1 for "ntk"), or those of a custom
+    module's ``lr_multipliers`` dict; 1 for every other parameter. ``track_kernels=False``
     skips the NTK and feature kernels at the start and end (their fields are then None).
 
     When the loss stops being finite, ``on_divergence="raise"`` raises ``FloatingPointError``;
