@@ -6,17 +6,7 @@ import pytest
 import torch
 
 import ntk_helpers as nh
-
-
-def resnet(depth, alpha, sigma_w=math.sqrt(2), sigma_v=1.0):
-    """Lesson 04 (4.3.1): x0 = dense; depth x (x + alpha * dense(relu(x))); readout dense(1, sigma_v)."""
-    blocks = [nh.residual(nh.relu(), nh.dense(sigma_w=sigma_w), alpha=alpha) for _ in range(depth)]
-    return nh.serial(nh.dense(sigma_w=sigma_w), *blocks, nh.dense(1, sigma_w=sigma_v))
-
-
-def test_resnet_constructor_is_the_same_architecture():
-    x = nh.sphere(4, 3, seed=2)
-    torch.testing.assert_close(nh.resnet(5, alpha=0.3).kernel(x).ntk, resnet(5, 0.3).kernel(x).ntk, rtol=0, atol=0)
+from oracles import assert_matches_finite_networks
 
 
 @pytest.mark.parametrize("depth", [1, 4, 16, 64])
@@ -29,19 +19,19 @@ def test_resnet_ntk_diagonal_closed_form(depth, alpha_of):
     alpha = alpha_of(depth)
     q0, gamma = 2.0, alpha ** 2 * 2 / 2
     expected = q0 * (1 + gamma) ** depth * (2 + depth * gamma / (1 + gamma))
-    diag = torch.diagonal(resnet(depth, alpha).kernel(x).ntk)
+    diag = torch.diagonal(nh.resnet(depth, alpha=alpha).kernel(x).ntk)
     torch.testing.assert_close(diag, torch.full_like(diag, expected), rtol=1e-10, atol=0)
 
 
 def test_resnet_with_alpha_one_over_sqrt_depth_tends_to_3e_q0():
     x = nh.sphere(2, 4, seed=0)
-    theta = float(resnet(512, 512 ** -0.5).kernel(x).ntk[0, 0])
+    theta = float(nh.resnet(512, alpha=512 ** -0.5).kernel(x).ntk[0, 0])
     assert abs(theta / 2.0 - 3 * math.e) < 0.05
 
 
 def test_finite_resnets_converge_to_the_analytic_ntk():
     x = nh.sphere(6, 5, seed=1)
-    arch = resnet(4, 0.5)
+    arch = nh.resnet(4, alpha=0.5)
     sweep = nh.width_sweep(arch, x, widths=[64, 256, 1024], seeds=4)
     assert sweep.slope <= -0.35, sweep.errors
     analytic = arch.kernel(x).ntk
@@ -57,30 +47,43 @@ def test_residual_rejects_branches_that_end_in_an_activation_or_change_shape():
         nh.residual(nh.dense(), alpha=-1.0)
 
 
+def arc_cosine(nngp, var1, var2):
+    """E[relu(u) relu(v)] for the Gaussian pair with covariance [[var1, nngp], [nngp, var2]] (Cho & Saul 2009)."""
+    norm = (var1[:, None] * var2[None, :]).sqrt()
+    theta = torch.arccos((nngp / norm).clamp(-1, 1))
+    return (norm * torch.sin(theta) + (math.pi - theta) * nngp) / (2 * math.pi)
+
+
 def test_layer_norm_kernel_is_the_correlation_of_its_input(x, x_other):
     """After dense + layer_norm the kernel is Sigma / sqrt(Sigma(x,x) Sigma(x',x')) (eps = 0)."""
-    before = nh.dense(sigma_w=1.3, sigma_b=0.4).kernel(x, x_other)
+    sigma = 1.3 ** 2 * x @ x_other.T / x.shape[1] + 0.4 ** 2
+    var1, var2 = 1.3 ** 2 * (x * x).mean(1) + 0.4 ** 2, 1.3 ** 2 * (x_other * x_other).mean(1) + 0.4 ** 2
     after = nh.serial(nh.dense(sigma_w=1.3, sigma_b=0.4), nh.layer_norm(eps=0.0)).kernel(x, x_other)
-    expected = before.nngp / before.var1.sqrt()[:, None] / before.var2.sqrt()[None, :]
-    torch.testing.assert_close(after.nngp, expected, rtol=1e-12, atol=1e-12)
+    torch.testing.assert_close(after.nngp, sigma / (var1[:, None] * var2[None, :]).sqrt(), rtol=1e-12, atol=1e-12)
 
 
-def test_layer_norm_needs_gaussian_inputs():
-    with pytest.raises(ValueError, match="layer_norm\\(\\) needs zero-mean Gaussian inputs.*not after relu\\(\\)"):
-        nh.serial(nh.dense(), nh.relu(), nh.layer_norm())
-    with pytest.raises(ValueError, match="needs zero-mean Gaussian inputs.*not after None"):
-        nh.serial(nh.layer_norm(), nh.dense(1))
-    with pytest.raises(ValueError, match="needs zero-mean Gaussian inputs"):      # x + branch, x not Gaussian
-        nh.serial(nh.dense(), nh.relu(), nh.residual(nh.relu(), nh.dense()), nh.layer_norm())
-    nh.serial(nh.dense(), nh.residual(nh.relu(), nh.dense()), nh.layer_norm())      # Gaussian + Gaussian: fine
+def residual_then_layer_norm(*head):
+    return nh.serial(nh.dense(sigma_w=1.3, sigma_b=0.3), nh.residual(nh.relu(), nh.dense(sigma_w=1.2), alpha=0.8),
+                     nh.layer_norm(), *head)
 
 
-def test_layer_norm_makes_the_ntk_scale_invariant(x, x_other):
-    """Lesson 05 (4.4.1): with layer norm Theta(a x, x') does not depend on a > 0; without it, ReLU is linear
-    in a."""
-    arch = nh.serial(nh.dense(sigma_w=1.4), nh.layer_norm(eps=0.0), nh.relu(), nh.dense(1))
-    base = arch.kernel(x, x_other).ntk
-    torch.testing.assert_close(arch.kernel(5.0 * x, x_other).ntk, base, rtol=1e-10, atol=1e-10)
+def test_layer_norm_after_a_residual_block_is_its_inputs_correlation(x, x_other):
+    """x + alpha * branch(x) on dense outputs is Gaussian (the branch's fresh weights make it independent of x), so
+    layer_norm is accepted there; its NNGP is the correlation of Sigma_x + alpha^2 Sigma_branch (written out here)."""
+    d, eps = x.shape[1], 1e-5
+    dense = lambda k: 1.3 ** 2 * k + 0.3 ** 2
+    s12, s11, s22 = dense(x @ x_other.T / d), dense((x * x).sum(1) / d), dense((x_other * x_other).sum(1) / d)
+    out = lambda s, v1, v2: s + 0.8 ** 2 * 1.2 ** 2 * arc_cosine(s, v1, v2)        # x + alpha * dense(relu(x))
+    v1, v2 = out(s11[:, None], s11, s11).diagonal(), out(s22[:, None], s22, s22).diagonal()
+    expected = out(s12, s11, s22) / ((v1 + eps)[:, None] * (v2 + eps)[None, :]).sqrt()
+    torch.testing.assert_close(residual_then_layer_norm().kernel(x, x_other).nngp, expected, rtol=1e-12, atol=1e-12)
+
+
+def test_layer_norm_after_a_residual_block_matches_finite_networks():
+    """NNGP and NTK of dense -> residual -> layer_norm -> relu -> dense(1) against 16 networks of width 256."""
+    x = nh.sphere(6, 5, seed=3) * 2.0
+    arch = residual_then_layer_norm(nh.relu(), nh.dense(1, sigma_w=1.2))
+    assert_matches_finite_networks(arch, x, width=256)
 
 
 @pytest.mark.parametrize("images", [False, True])

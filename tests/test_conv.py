@@ -1,13 +1,17 @@
 """Convolutional kernels (chapter 4.2) against independent oracles and exact invariances."""
 
-import itertools
 import math
 
 import pytest
 import torch
+import torch.nn.functional as F
 
 import ntk_helpers as nh
+from oracles import assert_matches_finite_networks
 from ntk_helpers import Conv
+
+# torch warns that padding="same" with an even kernel and odd dilation copies the input: true and harmless here
+pytestmark = pytest.mark.filterwarnings("ignore:Using padding='same' with even kernel lengths")
 from ntk_helpers import Activation
 
 
@@ -17,42 +21,174 @@ def images():
     return torch.randn(4, 2, 6, 5, generator=g, dtype=torch.float64)      # (n, C, H, W), H != W
 
 
-def brute_force_conv_nngp(x1, x2, k, stride, dilation, padding, sigma_w, sigma_b):
-    """Sigma(x, x')_{p,p'} after one conv, by explicit loops over positions and offsets (Arora et al. 2019,
-    eq. 7; lesson 03, section 4.2.1)."""
-    n1, c, h, w = x1.shape
-    pads = [nh.spatial.conv_padding(size, k, dilation, padding) for size in (h, w)]
-    out = [(size + sum(p) - dilation * (k - 1) - 1) // stride + 1 for size, p in zip((h, w), pads)]
+# -- an independent conv oracle, built from torch.nn.functional.conv2d --------------------------------------
+#
+# A conv layer's NNGP is exact linear algebra: with the patches P_a(x)_p = x_{p + offset a} (a runs over the
+# C * kh * kw filter taps, zero or wrapped outside the image), Sigma'_{pp'} = sigma_w^2 / |a| sum_a
+# P_a(x)_p P_a(x')_p' + sigma_b^2. The patches come from F.conv2d with the identity basis of filters, so the
+# padding is torch's own: padding="same" (stride 1, then subsampled), none ("valid"), or the image wrapped
+# around by index arithmetic ("circular", as often as needed). Nothing of nh.spatial is used.
 
-    def pixel(x, i, row, col):          # zero outside, or wrapped for circular padding
-        if padding == "circular":
-            return x[i, :, row % h, col % w]
-        if 0 <= row < h and 0 <= col < w:
-            return x[i, :, row, col]
-        return torch.zeros(c, dtype=x.dtype)
-
-    result = torch.zeros(n1, x2.shape[0], *out, *out, dtype=torch.float64)
-    for i, j, a, b, a2, b2 in itertools.product(range(n1), range(x2.shape[0]), range(out[0]), range(out[1]),
-                                                range(out[0]), range(out[1])):
-        total = 0.0
-        for u, v in itertools.product(range(k), range(k)):
-            p = (a * stride + dilation * u - pads[0][0], b * stride + dilation * v - pads[1][0])
-            q = (a2 * stride + dilation * u - pads[0][0], b2 * stride + dilation * v - pads[1][0])
-            total += float(pixel(x1, i, *p) @ pixel(x2, j, *q))
-        result[i, j, a, b, a2, b2] = sigma_w ** 2 * total / (c * k * k) + sigma_b ** 2
-    return result
+def same_left_padding(kernel: int, dilation: int) -> int:
+    """The padding torch's F.conv2d(padding="same") puts before the first pixel, read off an impulse response."""
+    length = dilation * (kernel - 1) + 2
+    ramp = torch.arange(1.0, length + 1, dtype=torch.float64).reshape(1, 1, 1, length)
+    first_tap = torch.zeros(1, 1, 1, kernel, dtype=torch.float64)
+    first_tap[..., 0] = 1.0                                   # out[i] = in[i - left]
+    out = F.conv2d(ramp, first_tap, padding="same", dilation=(1, dilation))[0, 0, 0]
+    return int((out == 1.0).nonzero()[0])
 
 
-@pytest.mark.parametrize("k,stride,dilation,padding", [
-    (3, 1, 1, "same"), (2, 1, 1, "same"), (3, 2, 1, "same"), (3, 1, 2, "same"),
-    (3, 1, 1, "valid"), (2, 2, 1, "valid"), (3, 1, 1, "circular"), (3, 2, 1, "circular"),
-])
-def test_one_conv_layer_matches_explicit_loops(images, k, stride, dilation, padding):
+def wrap(x, rows: tuple[int, int], cols: tuple[int, int]):
+    """Circular padding of the last two axes, as often around as needed (F.pad wraps at most once)."""
+    h, w = x.shape[-2:]
+    if max(rows) <= h and max(cols) <= w:
+        return F.pad(x, (*cols, *rows), mode="circular")
+    r = torch.arange(-rows[0], h + rows[1]) % h
+    c = torch.arange(-cols[0], w + cols[1]) % w
+    return x[..., r, :][..., c]
+
+
+def torch_conv(x, weight, k, stride, dilation, padding):
+    """conv2d of (n, C, H, W) with ``weight`` under the layer's padding, computed by torch alone."""
+    if padding == "valid":
+        return F.conv2d(x, weight, stride=stride, dilation=dilation)
+    if padding == "same":
+        return F.conv2d(x, weight, padding="same", dilation=dilation)[..., ::stride, ::stride]
+    total = dilation * (k - 1)
+    left = same_left_padding(k, dilation)                    # circular: torch's "same" offsets, wrapped
+    return F.conv2d(wrap(x, (left, total - left), (left, total - left)), weight, stride=stride, dilation=dilation)
+
+
+def patches(x, k, stride, dilation, padding):
+    """(n, C*k*k, H', W'): every filter tap's view of x, from conv2d with the identity basis of filters."""
+    channels = x.shape[1]
+    basis = torch.eye(channels * k * k, dtype=x.dtype).reshape(channels * k * k, channels, k, k)
+    return torch_conv(x, basis, k, stride, dilation, padding)
+
+
+def oracle_conv_nngp(x1, x2, k, stride, dilation, padding, sigma_w, sigma_b):
+    """Sigma(x, x')_{p,p'} after one conv layer: (n1, n2, H', W', H', W')."""
+    p1, p2 = (patches(x, k, stride, dilation, padding) for x in (x1, x2))
+    return sigma_w ** 2 * torch.einsum("iaph,jaqw->ijphqw", p1, p2) / p1.shape[1] + sigma_b ** 2
+
+
+def tap_matrices(size, k, stride, dilation, padding):
+    """(k*k, H'W', HW): the matrix of each filter tap acting on one-channel images (conv2d on the pixel basis),
+    and the output size (H', W')."""
+    h, w = size
+    pixels = torch.eye(h * w, dtype=torch.float64).reshape(h * w, 1, h, w)
+    views = patches(pixels, k, stride, dilation, padding)                 # (HW, k*k, H', W')
+    return views.flatten(2).permute(1, 2, 0), tuple(views.shape[2:])
+
+
+def oracle_conv_on_pairs(nngp, ntk, k, stride, dilation, padding, sigma_w, sigma_b):
+    """A conv layer on pixel-pair kernels (n1, n2, H, W, H, W): Sigma' = sigma_w^2 mean_a M_a Sigma M_a^T +
+    sigma_b^2, Theta' = Sigma' + sigma_w^2 mean_a M_a Theta M_a^T, with the tap matrices M_a from conv2d."""
+    n1, n2, h, w = nngp.shape[:4]
+    taps, out = tap_matrices((h, w), k, stride, dilation, padding)         # (k*k, P', P)
+    side = lambda t: sigma_w ** 2 * torch.einsum("apq,ijqr,asr->ijps", taps, t.reshape(n1, n2, h * w, h * w),
+                                                  taps).reshape(n1, n2, *out, *out) / taps.shape[0]
+    new_nngp = side(nngp) + sigma_b ** 2
+    return new_nngp, new_nngp + side(ntk)
+
+
+def oracle_relu_on_pairs(nngp, ntk):
+    """ReLU on a Gram pixel-pair kernel (n, n, H, W, H, W): the arc-cosine formulas (Cho & Saul 2009)."""
+    n, _, h, w = nngp.shape[:4]
+    flat = nngp.permute(0, 2, 3, 1, 4, 5).reshape(n * h * w, n * h * w)       # rows and columns: (input, pixel)
+    var = flat.diagonal()
+    norm = (var[:, None] * var[None, :]).sqrt()
+    theta = torch.arccos((flat / norm).clamp(-1, 1))
+    e = (norm * torch.sin(theta) + (math.pi - theta) * flat) / (2 * math.pi)
+    e_dot = (math.pi - theta) / (2 * math.pi)
+    back = lambda t: t.reshape(n, h, w, n, h, w).permute(0, 3, 1, 2, 4, 5)
+    return back(e), back(e_dot) * ntk
+
+
+GEOMETRIES = [  # (kernel_size, stride, dilation, padding)
+    (3, 1, 1, "same"), (2, 1, 1, "same"), (3, 2, 1, "same"), (3, 1, 2, "same"), (2, 2, 2, "same"),
+    (3, 1, 1, "valid"), (2, 2, 1, "valid"), (3, 1, 2, "valid"),
+    (3, 1, 1, "circular"), (3, 2, 1, "circular"), (2, 1, 2, "circular"),
+    (5, 1, 3, "circular"), (5, 2, 3, "circular"),             # the filter spans 13 pixels: wider than the image
+]
+
+
+@pytest.mark.parametrize("k,stride,dilation,padding", GEOMETRIES)
+def test_one_conv_layer_matches_torch_conv2d(images, k, stride, dilation, padding):
     layer = nh.conv(kernel_size=k, stride=stride, dilation=dilation, padding=padding, sigma_w=1.3, sigma_b=0.4)
     kernel = layer.kernel(images[:2], images[2:])
-    expected = brute_force_conv_nngp(images[:2], images[2:], k, stride, dilation, padding, 1.3, 0.4)
+    expected = oracle_conv_nngp(images[:2], images[2:], k, stride, dilation, padding, 1.3, 0.4)
     torch.testing.assert_close(kernel.nngp, expected, rtol=1e-12, atol=1e-12)
     torch.testing.assert_close(kernel.ntk, expected, rtol=1e-12, atol=1e-12)     # first layer: Theta = Sigma
+
+
+@pytest.mark.parametrize("k,stride,dilation,padding", GEOMETRIES)
+def test_conv_network_is_torch_conv2d_with_the_same_padding(images, k, stride, dilation, padding):
+    """The finite network's side: sigma_w / sqrt(fan_in) conv(x, W) + sigma_b b, padded as torch pads."""
+    model = nh.conv(kernel_size=k, stride=stride, dilation=dilation, padding=padding, sigma_w=1.3,
+                    sigma_b=0.4).network((2, 6, 5), width=3, seed=0)
+    weight, bias = list(model.parameters())                 # W (3, 2, k, k), b (3,), both N(0, 1)
+    expected = 1.3 / math.sqrt(2 * k * k) * torch_conv(images, weight, k, stride, dilation, padding)
+    expected = expected + 0.4 * bias[:, None, None]
+    torch.testing.assert_close(model(images), expected, rtol=1e-12, atol=1e-12)
+
+
+STACKS = [  # two conv layers (kernel_size, stride, dilation, padding) with a ReLU between them
+    ((3, 1, 1, "same"), (3, 2, 1, "same")),
+    ((3, 1, 2, "same"), (2, 2, 2, "same")),
+    ((3, 2, 1, "circular"), (2, 1, 1, "valid")),
+    ((5, 1, 3, "circular"), (3, 1, 2, "circular")),
+]
+
+
+@pytest.mark.parametrize("first,second", STACKS, ids=lambda g: "-".join(map(str, g)))
+def test_conv_relu_conv_matches_the_conv2d_oracle(images, first, second):
+    """Pixel-pair NNGP and NTK after conv -> relu -> conv, and after flatten / global average pooling, against
+    the conv2d oracle (the second conv acts on pixel-pair kernels through its tap matrices)."""
+    arch = [nh.conv(kernel_size=first[0], stride=first[1], dilation=first[2], padding=first[3], sigma_w=1.3,
+                    sigma_b=0.2), nh.relu(),
+            nh.conv(kernel_size=second[0], stride=second[1], dilation=second[2], padding=second[3], sigma_w=1.2,
+                    sigma_b=0.1)]
+    nngp = oracle_conv_nngp(images, images, *first, 1.3, 0.2)               # Gram over all four images
+    nngp, ntk = oracle_relu_on_pairs(nngp, nngp)
+    nngp, ntk = oracle_conv_on_pairs(nngp, ntk, *second, 1.2, 0.1)
+    kernel = nh.serial(*arch).kernel(images[:2], images[2:])
+    torch.testing.assert_close(kernel.nngp, nngp[:2, 2:], rtol=1e-11, atol=1e-12)
+    torch.testing.assert_close(kernel.ntk, ntk[:2, 2:], rtol=1e-11, atol=1e-12)
+    diagonal = lambda t: t.flatten(2, 3).flatten(3).diagonal(dim1=2, dim2=3).mean(-1)
+    flat = nh.serial(*arch, nh.flatten()).kernel(images[:2], images[2:])
+    torch.testing.assert_close(flat.ntk, diagonal(ntk)[:2, 2:], rtol=1e-11, atol=1e-12)
+    pooled = nh.serial(*arch, nh.global_avg_pool()).kernel(images[:2], images[2:])
+    torch.testing.assert_close(pooled.ntk, ntk[:2, 2:].mean((2, 3, 4, 5)), rtol=1e-11, atol=1e-12)
+
+
+def wide_circular_body(padding="circular"):
+    """Two 5-tap convolutions with dilation 3 (span 13) on 4 x 4 images: the padding wraps around 3 times."""
+    return [nh.conv(kernel_size=5, dilation=3, padding=padding, sigma_w=1.4, sigma_b=0.2), nh.relu(),
+            nh.conv(kernel_size=5, dilation=3, padding=padding, sigma_w=1.4, sigma_b=0.1)]
+
+
+def test_circular_padding_wider_than_the_image_matches_finite_networks():
+    """Pixel-pair NNGP from the channels of 128 networks of width 64: every entry within 5 standard errors over
+    networks (plus 2% of the scale for the O(1/width) bias), and the projection <K_net, K> / <K, K> within 5
+    standard errors + 1/width of 1 (a wrong scale shows there first); then NNGP and NTK after a flatten readout."""
+    x = torch.randn(4, 2, 4, 4, generator=torch.Generator().manual_seed(8), dtype=torch.float64)
+    body = nh.serial(*wide_circular_body())
+    exact = body.kernel(x).nngp
+    samples = []
+    for seed in range(128):
+        f = body.network((2, 4, 4), width=64, seed=seed)(x).detach()                 # (4, 64, 4, 4)
+        samples.append(torch.einsum("icpq,jcrs->ijpqrs", f, f) / f.shape[1])
+    samples = torch.stack(samples)
+    mean, sem = samples.mean(0), samples.std(0) / 128 ** 0.5
+    excess = float(((mean - exact).abs() - 5 * sem - 0.02 * exact.abs().max()).max())
+    assert excess <= 0, f"pixel-pair NNGP: an entry lies {excess:.3g} beyond 5 standard errors + 2% of the scale"
+    projection = (samples * exact).flatten(1).sum(1) / (exact * exact).sum()
+    gap, se = abs(float(projection.mean()) - 1), float(projection.std()) / 128 ** 0.5
+    assert gap <= 5 * se + 1 / 64, f"<K_net, K> / <K, K> = 1 {gap:+.4f}, standard error {se:.4f}"
+    arch = nh.serial(*wide_circular_body(), nh.relu(), nh.flatten(), nh.dense(1, sigma_w=1.2))
+    assert_matches_finite_networks(arch, x, width=64)
 
 
 CNNS = {
@@ -183,7 +319,7 @@ def enumerated_paths(layers, size):
         if kind == "pool":
             return [layer.stride[axis] * i + t for t in range(layer.window[axis])]
         k, s, d = layer.kernel_size[axis], layer.stride[axis], layer.dilation[axis]
-        left = nh.spatial.conv_padding(size_in, k, d, layer.padding)[0]
+        left = 0 if layer.padding == "valid" else same_left_padding(k, d)        # torch's "same" offsets
         out = []
         for t in range(k):
             j = s * i + d * t - left
@@ -201,8 +337,7 @@ def enumerated_paths(layers, size):
                 sizes.append((n - layer.window[axis]) // layer.stride[axis] + 1)
             else:
                 k, s, d = layer.kernel_size[axis], layer.stride[axis], layer.dilation[axis]
-                pads = nh.spatial.conv_padding(n, k, d, layer.padding)
-                sizes.append((n + sum(pads) - d * (k - 1) - 1) // s + 1)
+                sizes.append((n - 1) // s + 1 if layer.padding != "valid" else (n - d * (k - 1) - 1) // s + 1)
         counts = [[0] * size[axis] for _ in range(sizes[-1])]
 
         def walk(level, position, out_index):

@@ -7,7 +7,16 @@ import torch
 
 import ntk_helpers as nh
 
-ALL_ACTIVATIONS = ["relu", "leaky_relu", "erf", "gelu", "tanh", "identity"]
+ACTIVATIONS = sorted(nh.ACTIVATIONS)
+
+
+def positively_homogeneous(fn) -> bool:
+    """phi(c t) = c phi(t) for c > 0 (checked at c = 2 and 1/2 on both half-lines): the ReLU family."""
+    t = torch.cat([-torch.logspace(-3, 2, 41, dtype=torch.float64), torch.logspace(-3, 2, 41, dtype=torch.float64)])
+    return all(torch.allclose(fn(c * t), c * fn(t), rtol=1e-12, atol=0) for c in (2.0, 0.5))
+
+
+HOMOGENEOUS = [name for name in ACTIVATIONS if positively_homogeneous(nh.ACTIVATIONS[name]().fn)]
 
 
 # -- closed-form special values ---------------------------------------------------------------
@@ -36,14 +45,19 @@ def test_deep_linear_network_matches_its_unrolled_closed_form(x, x_other, depth,
         torch.testing.assert_close(k.ntk, (depth + 1) * w2 ** (depth + 1) * linear, rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("name", HOMOGENEOUS)
 @pytest.mark.parametrize("depth", [1, 3])
-def test_relu_without_bias_is_positively_homogeneous(x, x_other, depth):
-    """Theta(a x, b x') = a b Theta(x, x') for a, b > 0 (ERRATA.md A24: not 'scale invariant')."""
-    net = nh.mlp(depth, "relu", sigma_w=1.7, sigma_b=0.0)
-    base = net.kernel(x, x_other).ntk
-    torch.testing.assert_close(net.kernel(2.0 * x, 0.5 * x_other).ntk, base, rtol=1e-12, atol=1e-12)
-    torch.testing.assert_close(net.kernel(3.0 * x, 3.0 * x_other).ntk, 9 * base, rtol=1e-12, atol=1e-12)
-    biased = nh.mlp(depth, "relu", sigma_w=1.7, sigma_b=0.5)
+def test_positively_homogeneous_activations_give_homogeneous_kernels(x, x_other, name, depth):
+    """phi(c t) = c phi(t) and no bias: Sigma and Theta of (a x, b x') are ab times those of (x, x') for a, b > 0,
+    so the kernel of a x scales as a^2 (ERRATA.md A24: not 'scale invariant'). Every registered activation with
+    the property is tested; a bias breaks it."""
+    net = nh.mlp(depth, name, sigma_w=1.7, sigma_b=0.0)
+    base = net.kernel(x, x_other)
+    for a, b in [(2.0, 0.5), (3.0, 3.0), (0.1, 4.0)]:
+        scaled = net.kernel(a * x, b * x_other)
+        torch.testing.assert_close(scaled.nngp, a * b * base.nngp, rtol=1e-12, atol=1e-12 * a * b)
+        torch.testing.assert_close(scaled.ntk, a * b * base.ntk, rtol=1e-12, atol=1e-12 * a * b)
+    biased = nh.mlp(depth, name, sigma_w=1.7, sigma_b=0.5)
     ratio = biased.kernel(3.0 * x, 3.0 * x_other).ntk / biased.kernel(x, x_other).ntk
     assert (ratio - 9).abs().max() > 0.1                    # a bias breaks homogeneity
 
@@ -61,12 +75,13 @@ def test_one_hidden_layer_relu_nngp_is_the_arc_cosine_kernel(x, x_other):
     torch.testing.assert_close(k.ntk, ntk_expected, rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize("activation", ["relu", "tanh"])
+@pytest.mark.parametrize("activation", ACTIVATIONS)
 def test_kernel_with_x2_none_is_the_gram_matrix(x, activation):
-    """x2=None takes a faster symmetric path; it must agree with passing x2 = x1 explicitly (up to the
-    1e-8 angle that rounding gives sqrt(var1 var2 - cov^2) on the explicit path's diagonal)."""
+    """x2=None takes a faster symmetric path; it must agree with passing x2 = x1 explicitly, up to what the
+    ~1e-8 angle that rounding gives sqrt(var1 var2 - cov^2) on the explicit path's diagonal does to a dual
+    whose derivative jumps (ReLU: 7e-9 at depth 2; |x|, whose jump is 2x larger: 1.4e-8)."""
     net = nh.mlp(2, activation, sigma_w=1.2, sigma_b=0.3)
-    torch.testing.assert_close(net.kernel(x).ntk, net.kernel(x, x.clone()).ntk, rtol=1e-8, atol=0)
+    torch.testing.assert_close(net.kernel(x).ntk, net.kernel(x, x.clone()).ntk, rtol=1e-7, atol=0)
     k = net.kernel(x)
     assert k.nngp.dtype == torch.float64 and k.ntk.shape == (8, 8)
     torch.testing.assert_close(k.ntk, k.ntk.T)
@@ -88,21 +103,25 @@ def test_nngp_matches_output_covariance_of_a_wide_network(x):
     assert float((empirical - analytic).norm() / analytic.norm()) < 0.06
 
 
-@pytest.mark.parametrize("activation", ALL_ACTIVATIONS)
-def test_mean_empirical_ntk_is_close_to_the_analytic_ntk(sphere_x, activation):
+@pytest.mark.parametrize("activation", ACTIVATIONS)
+def test_finite_networks_converge_to_the_analytic_ntk(sphere_x, activation):
+    """Empirical NTKs of 16 random networks per width: their error falls like width^-1/2 (fitted slope <= -0.35),
+    and at width 1024 their mean agrees with the analytic NTK entry by entry within 5 standard errors (plus 1% of
+    the scale for the O(1/width) bias) and to 4% in Frobenius norm."""
     arch = nh.mlp(2, activation, sigma_w=1.4, sigma_b=0.2)
-    sweep = nh.width_sweep(arch, sphere_x, widths=[2048], seeds=6)
     analytic = arch.kernel(sphere_x).ntk
-    rel = float((sweep.mean_ntk[0] - analytic).norm() / analytic.norm())
-    assert rel < 0.03, rel
-
-
-@pytest.mark.parametrize("activation", ["relu", "erf", "tanh"])
-def test_empirical_ntk_error_falls_like_inverse_sqrt_width(sphere_x, activation):
-    arch = nh.mlp(3, activation, sigma_w=1.4, sigma_b=0.1)
-    sweep = nh.width_sweep(arch, sphere_x, widths=[64, 256, 1024, 4096], seeds=4)
-    assert sweep.slope <= -0.4, sweep.errors
-    assert sweep.errors.mean(1)[-1] < sweep.errors.mean(1)[0] / 4     # 64x the width, >= 4x closer
+    widths, errors = [64, 256, 1024], []
+    for width in widths:
+        thetas = torch.stack([nh.empirical_ntk(arch.network(6, width=width, seed=s), sphere_x) for s in range(16)])
+        errors.append(float(((thetas - analytic).flatten(1).norm(dim=1) / analytic.norm()).mean()))
+    slope = nh.loglog_slope(widths, errors)
+    assert slope <= -0.35, f"{activation}: mean error by width {errors}, fitted slope {slope:.3f} (expected -0.5)"
+    mean, sem = thetas.mean(0), thetas.std(0) / 16 ** 0.5                      # width 1024
+    scale = float(analytic.abs().max())
+    worst = float(((mean - analytic).abs() - 5 * sem - 0.01 * scale).max())
+    assert worst <= 0, f"{activation}: an entry is {worst:.3g} beyond 5 standard errors + 1% of {scale:.3g}"
+    rel = float((mean - analytic).norm() / analytic.norm())
+    assert rel < 0.04, f"{activation}: mean of 16 width-1024 NTKs is {rel:.3f} from the analytic NTK (Frobenius)"
 
 
 # -- bad input and extreme values --------------------------------------------------------------
@@ -120,8 +139,9 @@ def test_depth_must_be_an_integer(depth):
 
 
 def test_unknown_activation_in_mlp():
-    with pytest.raises(ValueError, match="unknown activation 'sigmoid'; allowed values: relu, leaky_relu"):
+    with pytest.raises(ValueError, match="unknown activation 'sigmoid'; allowed values: ") as error:
         nh.mlp(2, "sigmoid")
+    assert all(name in str(error.value) for name in nh.ACTIVATIONS), str(error.value)
 
 
 @pytest.mark.parametrize("kwargs,name", [({"sigma_w": -1.0}, "sigma_w"), ({"sigma_b": -0.1}, "sigma_b"),
@@ -165,9 +185,9 @@ def test_serial_checks_its_arguments():
         nh.serial(nh.dense(), "relu")
 
 
-@pytest.mark.parametrize("activation", ALL_ACTIVATIONS)
+@pytest.mark.parametrize("activation", ACTIVATIONS)
 def test_depth_200_gives_finite_kernels(sphere_x, activation):
-    k = nh.mlp(200, activation, sigma_w=1.5 if activation != "relu" else math.sqrt(2), sigma_b=0.1).kernel(sphere_x)
+    k = nh.mlp(200, activation, sigma_w=1.5, sigma_b=0.1).kernel(sphere_x)
     assert k.is_finite()
 
 

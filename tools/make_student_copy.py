@@ -94,7 +94,7 @@ def student_makefile(course_makefile: str) -> str:
 def student_tests() -> list[Path]:
     """The test files a student copy keeps: those that need nothing but the package, lessons and ERRATA.md."""
     tests = ROOT / "tests"
-    keep = [tests / "conftest.py", tests / "nbval_sanitize.cfg"]
+    keep = [tests / "conftest.py", tests / "oracles.py", tests / "nbval_sanitize.cfg"]
     keep += [p for p in sorted(tests.glob("test_*.py")) if not COURSE_ONLY.search(p.read_text(encoding="utf-8"))]
     return [p for p in keep if p.exists()]
 

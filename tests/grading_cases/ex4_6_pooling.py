@@ -72,10 +72,12 @@ MATRIX_AVG = '''
 def avgpool_kernel(K, window, stride):
     P = K.shape[0]
     Q = (P - window) // stride + 1
-    A = torch.zeros(Q, P, dtype=torch.float64)
+    rows = []
     for i in range(Q):
-        A[i, i * stride:i * stride + window] = 1.0 / window
-    return A @ K @ A.T
+        row = torch.zeros(P, dtype=torch.float64)
+        row[i * stride:i * stride + window] = 1.0 / window    # a slice past P is cut at the border
+        rows.append(row)
+    return torch.stack(rows) @ K @ torch.stack(rows).T
 '''
 
 CASES = [
