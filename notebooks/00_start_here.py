@@ -135,8 +135,11 @@ assert relative_error < 0.1, (
 # $30°\cdot i$. A normalized kernel is a correlation, so every entry lies between −1 and 1, and the colour
 # scale stays fixed at −1 … 1 for every setting: red is close to 1 (the network treats the two inputs as
 # alike), white is 0, blue is negative. Odd activations without bias (erf, tanh, identity) give exactly −1
-# for opposite points ($j = i \pm 6$), because their kernel changes sign with $x$. Lesson 02 explains what you
-# see as the network gets deeper.
+# for opposite points ($j = i \pm 6$), because their kernel changes sign with $x$. At depth 50 the map has
+# almost lost the angle: ReLU and leaky ReLU are close to one value (about 0.3) everywhere off the diagonal,
+# GELU a little less so, and erf and tanh keep only the diagonal (1) and the opposite points (−1), with about 0
+# everywhere else; only the identity (a linear network) keeps $\cos\theta$ at every depth. Lesson 02 explains
+# what you see as the network gets deeper.
 
 # %%
 angles, circle_x = nh.circle(12)

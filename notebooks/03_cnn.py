@@ -45,8 +45,10 @@ conv = lambda **kw: nh.conv(kernel_size=(1, 3), padding="circular", sigma_w=math
 body = nh.serial(conv(), nh.relu(), conv())
 pairs = body.kernel(signals[:1], signals[1:]).nngp[0, 0, 0, :, 0, :]       # (16, 16): pixel p of x, p' of x'
 fig, ax = plt.subplots(figsize=(5, 4))
-nh.plotting.heatmap(ax, pairs, title="after two convolutions", xlabel="pixel p′ of x′", ylabel="pixel p of x",
-                    symmetric=True, colorbar_label="Σ_pp′(x, x′)")
+nh.plotting.heatmap(ax, pairs, title="pixel-pair NNGP after two convolutions", xlabel="pixel p′ of x′",
+                    ylabel="pixel p of x", symmetric=True, colorbar_label="Σ_pp′(x, x′)")
+ax.set_xticks(range(0, 16, 3))
+ax.set_yticks(range(0, 16, 3))
 plt.show()
 
 # %% [markdown]
@@ -153,12 +155,13 @@ assert relative(gap_net) > 1e-2, f"GAP: expected a relative change > 0.01, measu
 x_train, y_train = nh.motif_sequences(80, seed=0)
 x_test, y_test = nh.motif_sequences(200, seed=1)
 
-def ntk_accuracy(net, train, test, targets, labels, flat_inputs=False):
-    """Kernel regression with the NTK; accuracy of the sign (2 classes) or argmax (one-hot targets)."""
+def ntk_accuracy(net, train, test, targets, labels, flat_inputs=False, progress=False):
+    """Kernel regression with the NTK; accuracy of the sign (2 classes) or argmax (one-hot targets).
+    progress=True shows a bar over the blocks of inputs (sized to fit a memory budget)."""
     if flat_inputs:
         train, test = train.flatten(1), test.flatten(1)
     n = train.shape[0]
-    K = net.kernel(torch.cat([train, test]), block_size=25).ntk
+    K = net.kernel(torch.cat([train, test]), progress=progress).ntk
     prediction = nh.kernel_regression(K[:n, :n], K[n:, :n], targets)
     guess = prediction.sign() if prediction.ndim == 1 else prediction.argmax(1)
     return float((guess == labels).double().mean())
@@ -191,10 +194,11 @@ for other in ("CNN + flatten", "MLP"):
 
 # %% [markdown]
 # **Real images.** scikit-learn ships 1797 handwritten digits of 8 × 8 pixels (nothing is downloaded). With
-# 100 training images, 10 classes (one-hot targets), 200 test images. The next cell is the longest of all the
-# lessons: two CNN kernels over 300 images take about half a minute on two cores (more on a busy machine).
+# 100 training images, 10 classes (one-hot targets), 200 test images. The next cell is the slowest of all the
+# lessons: it computes two CNN kernels over 300 images, which takes about 20 s on a laptop (longer on a busy
+# machine). A progress bar for each CNN counts the blocks of 25 × 25 images it has finished.
 
-# %%
+# %% tags=["nbval-ignore-output"]
 x_tr, y_tr, labels_tr, x_te, y_te, labels_te = nh.digits(100, 200, seed=0)
 square = lambda **kw: nh.conv(sigma_w=math.sqrt(2), **kw)
 two_convs = [square(), nh.relu(), square(), nh.relu()]
@@ -203,8 +207,10 @@ digit_nets = {
     "CNN + flatten": (nh.serial(*two_convs, nh.flatten(), nh.dense(1)), False),
     "CNN + GAP": (nh.serial(*two_convs, nh.global_avg_pool(), nh.dense(1)), False),
 }
-digit_accuracy = {name: ntk_accuracy(net, x_tr, x_te, y_tr, labels_te, flat)
+digit_accuracy = {name: ntk_accuracy(net, x_tr, x_te, y_tr, labels_te, flat, progress=not flat)
                   for name, (net, flat) in digit_nets.items()}
+
+# %%
 print({name: round(acc, 3) for name, acc in digit_accuracy.items()})
 
 # %%

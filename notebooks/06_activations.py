@@ -52,11 +52,12 @@ fig, axes = plt.subplots(1, 4, figsize=(13, 3.4))
 for ax, (name, r) in zip(axes, ratio.items()):
     image = ax.imshow(np.log(r), cmap="RdBu_r", vmin=-3, vmax=3, origin="lower")
     ax.set_title(name)
-    ax.set_xticks([0, 8], ["¼", "4"])
-    ax.set_yticks([0, 8], ["¼", "4"])
-    ax.set_xlabel("b")
+    ax.set_xticks([0, 4, 8], ["¼", "1", "4"])
+    ax.set_yticks([0, 4, 8], ["¼", "1", "4"])
+    ax.set_xlabel("b (scale of x′)")
     ax.grid(False)
-axes[0].set_ylabel("a")
+axes[0].set_ylabel("a (scale of x)")
+axes[0].text(4, 4, "ratio 1\nat every (a, b):\nhomogeneous", ha="center", va="center", fontsize=11)
 plt.colorbar(image, ax=axes, label="log Θ(ax,bx′)/(ab Θ(x,x′))", shrink=0.85)
 plt.show()
 
@@ -99,8 +100,9 @@ input_scales = [0.1, 1.0, 10.0, 1000.0]
 normalized = {a: (erf_net.kernel(a * ring[:1], a * ring).nngp[0]
                   / erf_net.kernel(a * ring[:1]).nngp[0, 0]).numpy() for a in input_scales}
 fig, ax = plt.subplots(figsize=(10, 4))
+hidden = {0.1: " (under cos θ)", 1000.0: " (under 1 − 2θ/π)"}
 for a, k_norm in normalized.items():
-    ax.plot(angle, k_norm, label=f"erf, input scale a = {a:g}")
+    ax.plot(angle, k_norm, label=f"erf, input scale a = {a:g}{hidden.get(a, '')}")
 ax.plot(angle, np.cos(angle), "k:", lw=1.5, label="cos θ (linear kernel)")
 ax.plot(angle, 1 - 2 * angle / math.pi, "k--", lw=1.5, label="1 − 2θ/π (arcsine kernel of sign)")
 ax.set_xlabel("angle θ between x and x′ (radians)")
@@ -305,12 +307,12 @@ curves = {f: [residual_of_mode(t, f) for t in times] for f in frequencies}
 mu = (torch.fft.rfft(K[0]).real / n).numpy()        # this Gram matrix's μ_k (≈ the 2048-point ones above)
 fig, ax = plt.subplots()
 for f, c in curves.items():
-    line, = ax.semilogx(times, c, label=f"mode k = {f}")
-    ax.semilogx(times, np.exp(-mu[f] * times), "--", color=line.get_color(), lw=1)
+    line, = ax.semilogx(times, c, label=f"mode k = {f}: gradient flow")
+    ax.semilogx(times[::3], np.exp(-mu[f] * times[::3]), "o", mfc="none", ms=5, color=line.get_color(),
+                label=f"mode k = {f}: exp(−μ_k t)")
 ax.set_xlabel("training time t (η = 1)")
 ax.set_ylabel("residual in mode k")
-ax.set_title("dashed: exp(−μ_k t)")
-ax.legend()
+ax.legend(fontsize=9)
 plt.show()
 
 # %%
@@ -438,10 +440,13 @@ def draw_spectrum(activation, depth, sigma_b):
         values = np.abs(mu[ks])
         keep = values > floor
         if keep.any():
-            ax.loglog(ks[keep], values[keep], "o", mfc="none" if parity else None, ms=4, label=name)
+            ax.loglog(ks[keep], values[keep], "o", mfc="none" if parity else None, ms=4, label=name,
+                      color=nh.plotting.PALETTE[parity])                 # even: blue, odd: vermillion
             shown.append(values[keep])
     values = np.concatenate(shown)
     ax.set_ylim(values.min() / 3, values.max() * 3)
+    ax.set_xlim(0.8, 125)                                                 # k = 1 … 99 at every setting
+    ax.set_title(f"{activation}, depth {depth}, σ_b = {sigma_b:.2f}")
     ax.set_xlabel("frequency k")
     ax.set_ylabel("eigenvalue μ_k")
     ax.legend()

@@ -19,7 +19,9 @@ import math
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.ticker import MaxNLocator
 import torch
+from tqdm.auto import tqdm
 import ntk_helpers as nh
 
 nh.plotting.use_style()
@@ -125,20 +127,23 @@ plt.show()
 #
 # $f^\text{lin}$ is the same formula with the network's own initial NTK $\hat\Theta_0$; that kernel differs from
 # the analytic one by $O(m^{-1/2})$ (lesson 01). For each width, 8 seeds; each number is the largest deviation
-# over the 120 test inputs and over the training run (every 20 steps up to 200).
+# over the 120 test inputs and over the training run (every 20 steps up to 200). These 32 runs take about 15 s on
+# a laptop (a progress bar counts them).
 
-# %%
+# %% tags=["nbval-ignore-output"]
 widths, seeds = [256, 1024, 4096, 16384], range(8)
 names = ["network − formula (total)", "network − own linearization", "own linearization − formula"]
 gaps = np.zeros((3, len(widths), len(seeds)))              # part, width, seed
 cosines = np.zeros((len(widths), len(seeds)))
-for i, width in enumerate(widths):
-    for j, seed in enumerate(seeds):
-        network, own, formula = first if (width, seed) == (16384, 0) else three_trajectories(width, seed)
-        parts = [network - formula, network - own, own - formula]
-        gaps[:, i, j] = [float(p.abs().max()) for p in parts]
-        a, b = parts[1].flatten(), parts[2].flatten()
-        cosines[i, j] = float(a @ b / (a.norm() * b.norm()))
+runs = [(i, width, j, seed) for i, width in enumerate(widths) for j, seed in enumerate(seeds)]
+for i, width, j, seed in tqdm(runs, desc="networks (width, seed)"):
+    network, own, formula = first if (width, seed) == (16384, 0) else three_trajectories(width, seed)
+    parts = [network - formula, network - own, own - formula]
+    gaps[:, i, j] = [float(p.abs().max()) for p in parts]
+    a, b = parts[1].flatten(), parts[2].flatten()
+    cosines[i, j] = float(a @ b / (a.norm() * b.norm()))
+
+# %%
 mean, se = gaps.mean(2), gaps.std(2, ddof=1) / math.sqrt(len(seeds))
 print(f"{'width':>6}" + "".join(f"{name:>32}" for name in names) + f"{'cos(parts)':>12}")
 for i, width in enumerate(widths):
@@ -312,7 +317,7 @@ members = torch.stack([nh.train(arch.network(2, width=1024, seed=100 + s), x_tra
                                 steps=steps, x_eval=torch.cat([x_test, mid]), record_every=steps,
                                 track_kernels=False).outputs[-1] for s in range(20)])
 deviation = members - ensemble.mean
-fig, ax = plt.subplots()
+fig, ax = plt.subplots(figsize=(9, 4))
 ax.fill_between(angles_test, -2 * sd[:120], 2 * sd[:120], alpha=0.2, color="C0", label="ensemble ±2σ")
 ax.fill_between(angles_test, -sd[:120], sd[:120], alpha=0.35, color="C0", label="ensemble ±1σ")
 for index, d in enumerate(deviation[:5, :120]):
@@ -321,7 +326,7 @@ for index, d in enumerate(deviation[:5, :120]):
 ax.plot(angles_train, torch.zeros(20), "o", color="C1", ms=4, label="training inputs")
 ax.set_xlabel("angle (radians)")
 ax.set_ylabel("network output − ensemble mean")
-ax.legend(fontsize=9, ncol=2)
+ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1))          # outside: the curves fill the whole panel
 plt.show()
 
 # %% [markdown]
@@ -449,25 +454,39 @@ def draw_dynamics(width, learning_rate, steps):
           f"(critical lr {lr_critical:.2f}); network's own λ_max {own_start:.1f} → {own_end:.1f} "
           f"(2n/η = {2 * n_train / learning_rate:.1f})")
     fig, ax = plt.subplots()
-    if learning_rate < lr_critical:
+    if steps == 0:
+        print("0 steps: nothing is trained yet; the network and the formula both show the initial outputs f₀")
+    if learning_rate < lr_critical or steps == 0:
         ax.plot(angles_test, formula.test[-1], label="closed form (analytic NTK)")
         ax.plot(angles_test, record.outputs[-1], "--", label=f"network, width {width}")
         ax.plot(angles_train, y_train, "ko", ms=4, label="training data")
         ax.set_xlabel("angle (radians)")
         ax.set_ylabel(f"output after {steps} steps")
         gap = float((record.outputs[-1] - formula.test[-1]).abs().max())
-        print(f"stable: max |network − formula| on the test angles {gap:.3f}")
+        status = "stable" if learning_rate < lr_critical else "before the first step"
+        print(f"{status}: max |network − formula| on the test angles {gap:.3f}")
     else:
         formula_loss = 0.5 * ((formula.train - y_train) ** 2).mean(1)
-        ax.semilogy(range(steps + 1), formula_loss, label="closed form (linearized model)")
+        top = 1e4 * max(float(record.loss.max()), float(formula_loss[0]))  # keeps the network legible
+        above = (formula_loss > top).nonzero().flatten()
+        shown = int(above[0]) if len(above) else steps + 1                   # the steps drawn: 0 … shown − 1
+        label = "closed form (linearized model)"
+        if shown < steps + 1:
+            label += f"; above {top:.0e} from step {shown} on, not drawn"
+        ax.semilogy(range(shown), formula_loss[:shown], label=label)
         ax.semilogy(range(steps + 1), record.loss, "--", label=f"network, width {width}")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))                 # steps are whole numbers
         ax.set_xlabel("gradient-descent step")
         ax.set_ylabel("training loss (log scale)")
         peak = int(record.loss.argmax())
         print(f"unstable: the formula's top component grows ×{abs(1 - ratio):.2f} per step; the network's "
               f"loss peaked at {float(record.loss[peak]):.3g} (step {peak}), "
               f"final {float(record.loss[-1]):.3g}")
-    ax.legend()
+        if shown < steps + 1:
+            print(f"The closed form's loss grows without bound ({float(formula_loss[-1]):.3g} at step "
+                  f"{steps}); it is drawn only up to {top:.0e}, so that the network's curve stays visible.")
+    ax.legend(**({} if learning_rate < lr_critical or steps == 0        # unstable: below, clear of the curves
+                 else dict(loc="upper center", bbox_to_anchor=(0.5, -0.22))))
 
 
 # %% tags=["nbval-ignore-output"]

@@ -16,6 +16,7 @@
 # %%
 import math
 
+import matplotlib as mpl
 import matplotlib.pyplot as plt
 import numpy as np
 import torch
@@ -87,6 +88,7 @@ for index, (name, (raw, _)) in enumerate(measured.items()):
         ax.semilogx(sizes, [nh.effective_rank_finite(limits[name], n) for n in sizes], "--", color=color,
                     lw=1)
         ax.axhline(limits[name], color=color, ls=":", lw=1)
+nh.plotting.width_ticks(ax, sizes)
 ax.set_xlabel("number of inputs n")
 ax.set_ylabel("effective rank")
 ax.set_title("dashed: n r∞/(n − 1 + r∞), dotted: r∞")
@@ -384,11 +386,22 @@ def draw_rank(depth, activation, sigma_b):
     ax.loglog(small, centered, "s--", label="r_eff, centered")
     ax.loglog(small, [nh.effective_rank_finite(limit, n) for n in small], "k:", label="n r∞/(n − 1 + r∞)")
     ax.loglog(small, small, color="0.6", lw=1, label="ceiling r_eff = n")
+    nh.plotting.width_ticks(ax, small)
+    ax.yaxis.set_major_locator(mpl.ticker.LogLocator(subs=(1.0, 2.0, 5.0)))      # 1, 2, 5, 10, 20, …
+    ax.yaxis.set_major_formatter(mpl.ticker.FuncFormatter(lambda value, _: f"{value:g}"))
+    ax.yaxis.set_minor_locator(mpl.ticker.NullLocator())
     ax.set_xlabel("number of inputs n")
     ax.set_ylabel("effective rank")
+    ax.set_title(f"{activation}, depth {depth}, σ_b = {sigma_b:.2f}")
     ax.legend(fontsize=9)
     print(f"{activation}, depth {depth}, σ_b = {sigma_b:.2f}: r∞ = {limit:.4g}, "
           f"r_eff at n = 400: {raw[-1]:.2f}, centered: {centered[-1]:.1f}")
+    if raw[-1] > 0.99 * small[-1]:
+        print("r_eff sits at its ceiling n: the off-diagonal entries have all but vanished (the chaotic "
+              "phase of lesson 02), so r∞ is huge and every finite r_eff(n) is close to n.")
+    elif raw[-1] < 2:
+        print("r_eff near 1: one constant mode dominates the kernel (from the bias, or from the collapse of "
+              "a deep kernel); centering removes it, and the centered curve shows the rest.")
 
 
 # %% tags=["nbval-ignore-output"]

@@ -68,21 +68,24 @@ def test_nothing_is_loaded_from_another_host(site):
     assert any((out / "mathjax" / "fonts" / "HTML-CSS" / "STIX-Web" / "woff").rglob("*.woff")), "no web fonts"
 
 
-def test_widgets_are_replaced_by_their_saved_snapshots(site):
-    """Every widget view becomes a note with its settings plus the text and plots its Output widget saved."""
+def test_widgets_are_replaced_by_their_saved_snapshots(site, builder):
+    """Every widget view becomes a note with its settings plus the text and plots its Output widget saved;
+    progress bars of slow cells are dropped."""
     out, pages = site
     for lesson, page in zip(LESSONS, pages):
         nb = nbformat.read(lesson, as_version=4)
         text = page.read_text(encoding="utf-8")
         assert "application/vnd.jupyter.widget" not in text, f"{page.name} still embeds widget JSON"
-        views = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if WIDGET_VIEW in o.get("data", {})]
         state = nb.metadata.get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {})
+        views = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if WIDGET_VIEW in o.get("data", {})
+                 and not builder.is_progress_bar(o["data"][WIDGET_VIEW]["model_id"], state.get("state", {}))]
         saved_images = sum("image/png" in o.get("data", {}) for m in state.get("state", {}).values()
                            for o in m.get("state", {}).get("outputs", []))
         cell_images = sum("image/png" in o.get("data", {}) for c in nb.cells if c.cell_type == "code"
                           for o in c.outputs)
         assert text.count('class="ntk-widget-note"') == len(views), page.name
         assert text.count("<img") >= cell_images + saved_images, page.name
+        assert "kernel blocks:" not in text and "it/s]" not in text, f"{page.name} shows a progress bar"
         if views:
             assert "Static snapshot" in text and "make dashboard LESSON=" + lesson.stem in text
             assert saved_images >= 1, f"{lesson.name}: its widget saved no plot (re-run it with build_notebooks.py)"

@@ -254,8 +254,16 @@ def widget_snapshot(model_id: str, state: dict, lesson_stem: str) -> list:
     return [nbformat.v4.new_output("display_data", data={"text/html": note}), *outputs]
 
 
+def is_progress_bar(model_id: str, state: dict) -> bool:
+    """A tqdm bar (a box around a progress model): it showed how far a slow cell had got, nothing to keep."""
+    model = state.get(model_id, {})
+    children = [state.get(c.removeprefix("IPY_MODEL_"), {}) for c in model.get("state", {}).get("children", [])]
+    return any(c.get("model_name") in ("FloatProgressModel", "IntProgressModel") for c in children)
+
+
 def freeze_widgets(nb, lesson_stem: str):
-    """A copy of ``nb`` in which every widget view is replaced by its static snapshot (see above)."""
+    """A copy of ``nb`` in which every widget view is replaced by its static snapshot (see above) and
+    every progress bar is dropped."""
     nb = copy.deepcopy(nb)
     state = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
     for cell in nb.cells:
@@ -266,7 +274,7 @@ def freeze_widgets(nb, lesson_stem: str):
             view = output.get("data", {}).get(WIDGET_VIEW)
             if view is None:
                 new_outputs.append(output)
-            else:
+            elif not is_progress_bar(view["model_id"], state):
                 new_outputs.extend(widget_snapshot(view["model_id"], state, lesson_stem))
         cell.outputs = new_outputs
     nb.metadata.pop("widgets", None)
