@@ -20,6 +20,7 @@ import math
 import textwrap
 
 import ipywidgets as widgets
+import matplotlib.patheffects as patheffects
 import matplotlib.pyplot as plt
 import numpy as np
 import torch
@@ -138,12 +139,14 @@ units = preactivations[1][1].detach()                                          #
 variance = float(predicted_sigma[1][1, 1])
 grid = torch.linspace(-4, 4, 201, dtype=torch.float64) * math.sqrt(variance)
 fig, ax = plt.subplots()
-ax.hist(units, bins=60, density=True, alpha=0.5, label=f"{width} units of one network")
+heights, _, _ = ax.hist(units, bins=60, density=True, alpha=0.5, label=f"{width} units of one network")
 ax.plot(grid, torch.exp(-grid ** 2 / (2 * variance)) / math.sqrt(2 * math.pi * variance),
         label="N(0, Σ⁽²⁾(x′,x′)) from the recursion")
+peak = max(float(heights.max()), 1 / math.sqrt(2 * math.pi * variance))
+ax.set_ylim(0, 1.35 * peak)                                                    # room for the legend
 ax.set_xlabel("pre-activation z⁽²⁾ᵢ(x′)")
 ax.set_ylabel("probability density")
-ax.legend()
+ax.legend(loc="upper left")
 plt.show()
 
 # %%
@@ -366,6 +369,8 @@ c = torch.linspace(-1, 1, 201, dtype=torch.float64)
 fig, ax = plt.subplots(figsize=(4.8, 4.2))
 ax.plot(c, nh.correlation_map(c, "relu"), label="ReLU, σ_w² = 2")
 ax.plot(c, c, "k--", lw=1, label="c′ = c")
+ax.set_xticks([-1, -0.5, 0, 0.5, 1])
+ax.set_yticks([-1, -0.5, 0, 0.5, 1])
 ax.set_xlabel("correlation c at layer l")
 ax.set_ylabel("correlation c′ at layer l + 1")
 ax.legend()
@@ -509,7 +514,7 @@ assert test_mse[-1] > 10 * test_mse[0], (
 # ### Explore: depth, activation, scale
 #
 # The curves show the normalized NTK $\Theta(x,x')/\Theta(x,x)$ (solid) and NNGP $\Sigma(x,x')/\Sigma(x,x)$ (dashed) between
-# a fixed input $x$ and inputs $x'$ at angle $\theta$ on the same circle, at the chosen depth, next to depth 1 (faint).
+# a fixed input $x$ and inputs $x'$ at angle $\theta$ on the same circle, at the chosen depth, next to depth 1 (faint; at depth 1 only one pair of curves).
 # Above the plot, a line names the regime for the current settings from $q^*$ and $\chi_1$ (see "Order and chaos"
 # below), and the readout gives both kernels at 60°, where the inputs' correlation is 0.5. Things to try:
 #
@@ -623,9 +628,10 @@ def draw_collapse(depth, activation, sigma_w, sigma_b):
         print(f"no kernel for these settings: {error}")
         return
     fig, ax = plt.subplots()
-    curves = [(ntk[0], 0, "-", 0.3, "NTK, depth 1"), (nngp[0], 1, "--", 0.3, "NNGP, depth 1"),
-              (ntk[depth - 1], 0, "-", 1.0, f"NTK, depth {depth}"),
+    curves = [(ntk[depth - 1], 0, "-", 1.0, f"NTK, depth {depth}"),
               (nngp[depth - 1], 1, "--", 1.0, f"NNGP, depth {depth}")]
+    if depth > 1:                                                         # depth 1, drawn faint for reference
+        curves = [(ntk[0], 0, "-", 0.3, "NTK, depth 1"), (nngp[0], 1, "--", 0.3, "NNGP, depth 1")] + curves
     for values, colour, style, alpha, label in curves:
         ax.plot(ring_degrees, values, color=nh.plotting.PALETTE[colour], ls=style, alpha=alpha, label=label)
     low = min(float(values.min()) for values, *_ in curves)
@@ -640,6 +646,10 @@ def draw_collapse(depth, activation, sigma_w, sigma_b):
     text = describe(activation, sigma_w, sigma_b, depth, float(q_by_depth[depth - 1]))
     settings = f"depth {depth}, {activation}, σ_w = {sigma_label(sigma_w)}, σ_b = {sigma_b:.2f}"
     print(textwrap.fill(f"{settings}: {text}", 110))
+    if depth == 1:
+        print(f"at 60° (input correlation 0.5), depth 1: NTK {float(ntk[0, AT_60]):.3f}, "
+              f"NNGP {float(nngp[0, AT_60]):.3f}")
+        return
     print(f"at 60° (input correlation 0.5): NTK {float(ntk[0, AT_60]):.3f} at depth 1, "
           f"{float(ntk[depth - 1, AT_60]):.3f} at depth {depth}; "
           f"NNGP {float(nngp[0, AT_60]):.3f} at depth 1, "
@@ -721,7 +731,8 @@ ax.contour(sigma_w2_grid, sigma_b2_grid, chi, levels=[1.0], colors="k")
 ax.plot([], [], "k-", label="edge of chaos, χ₁ = 1")
 ax.plot([1.761], [0.05], "k*", ms=12, label="(1.761, 0.05), Schoenholz et al.")
 ax.plot([0.5, 1.0], [0.0, 0.0], color=nh.plotting.PALETTE[2], lw=6, label="q* = 0 (degenerate)")
-ax.text(0.7, 0.42, "ordered\nχ₁ < 1", fontsize=12)
+outline = [patheffects.withStroke(linewidth=3, foreground="black")]                # readable on dark blue
+ax.text(0.7, 0.42, "ordered\nχ₁ < 1", fontsize=12, color="white", fontweight="bold", path_effects=outline)
 ax.text(3.1, 0.3, "chaotic\nχ₁ > 1", fontsize=12)
 ax.set_xlabel("σ_w²")
 ax.set_ylabel("σ_b²")

@@ -18,6 +18,7 @@
 
 # %%
 import math
+import textwrap
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -37,7 +38,9 @@ nh.plotting.use_style()
 #
 # (the Jacobian's projection terms are $O(1/\text{width})$). The kernel then depends on the inputs only through
 # their directions. Experiment: scale one input by $a$ (the layer that feeds layer norm has no bias, so its
-# output scales with $a$ too).
+# output scales with $a$ too). The two inputs point in nearly opposite directions ($x\cdot x'/d = -0.74$), so
+# $\Theta(x,x') < 0$. With a bias, part of the kernel does not scale with $a$ and is positive; for small $a$ it
+# wins, and the ratio changes sign (below $a \approx 0.55$).
 
 # %%
 pair = nh.sphere(2, d=5, seed=0)
@@ -53,7 +56,10 @@ ratios = {name: np.array([float(net.kernel(a * pair[:1], pair[1:]).ntk / net.ker
           for name, net in nets.items()}
 fig, ax = plt.subplots()
 for name, r in ratios.items():
-    ax.loglog(scales, r, "o-", ms=4, label=name)
+    ax.plot(scales, r, "o-", ms=4, label=name)
+ax.axhline(0, color="k", lw=0.5)
+ax.set_xscale("log")                                       # a on a log axis, the ratio on a linear one:
+nh.plotting.width_ticks(ax, [0.25, 0.5, 1, 2, 4])          # with a bias it changes sign
 ax.set_xlabel("scale a of the first input")
 ax.set_ylabel("Θ(a x, x′) / Θ(x, x′)")
 ax.legend()
@@ -178,11 +184,12 @@ for m in init_widths:
     ntk_param_rms.append([float(z.pow(2).mean().sqrt()) for z in layers])
 text_rms = [preactivation_rms(lambda fan_in, m: 2 / (fan_in * m), m) for m in init_widths]
 fig, ax = plt.subplots(figsize=(10, 4))
-for layer in range(3):
-    ax.loglog(init_widths, [r[layer] for r in ntk_param_rms], "o-", color=nh.plotting.PALETTE[layer],
-              label=f"layer {layer + 1}, NTK parameterization (= He)")
+for layer, (marker, shift) in enumerate([("o", 0.93), ("^", 1.0), ("D", 1.07)]):
+    ax.loglog([m * shift for m in init_widths], [r[layer] for r in ntk_param_rms], marker + "-", ms=7,
+              color=nh.plotting.PALETTE[layer], label=f"layer {layer + 1}, NTK parameterization (= He)")
     ax.loglog(init_widths, [r[layer] for r in text_rms], "s--", color=nh.plotting.PALETTE[layer],
               label=f"layer {layer + 1}, variance 2/(fan-in·m)")
+ax.text(init_widths[0], 0.5, "solid: all three layers ≈ √2 (drawn slightly apart in m)", fontsize=10)
 nh.plotting.width_ticks(ax, init_widths)
 ax.set_xlabel("width m")
 ax.set_ylabel("RMS of the pre-activations")
@@ -560,16 +567,16 @@ def draw_training(setting, width):
     right.semilogy(record.loss)
     right.set_xlabel("step")
     right.set_ylabel("training loss")
-    left.set_xlabel("feature kernel before")
-    left.set_ylabel("after training")
+    left.set_xlabel("feature kernel entry before training")
+    left.set_ylabel("same entry after training")
     if record.diverged_at is not None:
         left.text(0.5, 0.5, f"diverged at step {record.diverged_at}:\nno kernel after training", ha="center",
                   va="center", transform=left.transAxes)
         left.axis("off")
-        print(f"{setting}, width {width}: η·λ_max/n = {stability:.3g} {'>' if stability > 2 else '≤'} 2, "
-              f"gradient descent diverged "
-              f"(the loss overflowed at step {record.diverged_at}); λ_max grows like m, so a fixed η fails "
-              f"at large widths")
+        print(textwrap.fill(f"{setting}, width {width}: η·λ_max/n = {stability:.3g} "
+                            f"{'>' if stability > 2 else '≤'} 2, gradient descent diverged (the loss "
+                            f"overflowed at step {record.diverged_at}); λ_max grows like m, so a fixed η "
+                            f"fails at large widths", 110))
         return
     left.scatter(record.features_start.flatten(), record.features_end.flatten(), s=8, label="kernel entries")
     lims = [float(record.features_start.min()), float(record.features_start.max())]
@@ -579,9 +586,9 @@ def draw_training(setting, width):
         story = "kernel limit: η·λ_max/n tends to a constant as m grows, and the features freeze"
     else:
         story = explanations[parameterization]
-    print(f"{setting}, width {width}: η·λ_max/n = {stability:.3g}; NTK change {record.ntk_change:.3g}, "
-          f"feature change {record.feature_change:.3g}, loss {float(record.loss[0]):.3g} → "
-          f"{float(record.loss[-1]):.3g}. {story}")
+    print(textwrap.fill(f"{setting}, width {width}: η·λ_max/n = {stability:.3g}; NTK change "
+                        f"{record.ntk_change:.3g}, feature change {record.feature_change:.3g}, loss "
+                        f"{float(record.loss[0]):.3g} → {float(record.loss[-1]):.3g}. {story}", 110))
 
 # %% tags=["nbval-ignore-output"]
 nh.widgets.live_figure(draw_training,
