@@ -50,6 +50,8 @@ benchmark: setup
 	$(BIN)/python benchmarks/bench_cnn_kernel.py
 	$(BIN)/python benchmarks/bench_lessons.py
 	$(BIN)/python benchmarks/bench_lessons.py --load
+	$(BIN)/python benchmarks/bench_scaling.py
+	$(BIN)/python benchmarks/bench_busy.py
 
 environment: setup          ## regenerate environment.yml from pyproject.toml
 	$(BIN)/p2c project --overwrite force

@@ -315,7 +315,7 @@ assert abs(erf_far.mean()) < 0.05, f"erf: expected a far correlation mean 0 ± 0
 # The receptive field limits which input pixels can **influence** a unit. Measure that directly: the
 # sensitivity $\partial f_p / \partial x_q$ of one finite network's output $f$ at position $p$ to input pixel
 # $q$ (the network ends in a convolution with one output channel). Outside the receptive field it is *exactly*
-# zero, for every weight and input: no path of weights connects $q$ to $p$. `nh.spatial.receptive_field`
+# zero, for every weight and input: no path of weights connects $q$ to $p$. `nh.receptive_field`
 # predicts the receptive fields from the geometry alone (it counts the weight paths from $q$ to $p$).
 
 # %%
@@ -333,7 +333,7 @@ print("depth  dilation  stride | middle unit: span (formula), pixels that influe
 for depth, dilation, stride in [(1, 1, 1), (2, 1, 1), (4, 1, 1), (2, 2, 1), (4, 2, 1), (2, 1, 2), (4, 1, 2)]:
     arch = conv_stack(depth, dilation=dilation, stride=stride, out_last=1)
     s = sensitivity(arch, signal)
-    paths = nh.spatial.receptive_field(arch, (1, 64))[0, :, 0, :]             # (P_out, 64) path counts
+    paths = nh.receptive_field(arch, (1, 64))[0, :, 0, :]             # (P_out, 64) path counts
     outside = int((s[paths == 0] != 0).sum())
     assert outside == 0, f"expected sensitivity 0 outside the receptive field, got {outside} nonzero entries"
     zeros = int((s[paths > 0] == 0).sum())
@@ -381,7 +381,7 @@ effective = {}
 for depth in (2, 8):
     arch = conv_stack(depth, out_last=1)
     measured = torch.stack([unit_sensitivity(arch, 32, seed) ** 2 for seed in range(64)]).mean(0)
-    predicted = 2 * nh.spatial.receptive_field(arch, (1, 64))[0, 32, 0, :] / 3 ** depth
+    predicted = 2 * nh.receptive_field(arch, (1, 64))[0, 32, 0, :] / 3 ** depth
     effective[depth] = measured, predicted
 
 fig, ax = plt.subplots()
@@ -415,7 +415,7 @@ for depth, (measured, predicted) in effective.items():
 def draw_receptive_field(depth, dilation, stride):
     arch = conv_stack(depth, dilation=dilation, stride=stride, out_last=1)
     s = sensitivity(arch, signal).abs()
-    paths = nh.spatial.receptive_field(arch, (1, 64))[0, :, 0, :]
+    paths = nh.receptive_field(arch, (1, 64))[0, :, 0, :]
     n_out, p = s.shape[0], s.shape[0] // 2
     units = f"{n_out} output unit" + ("s" if n_out > 1 else "")
     shown = (s / s.max()).log10().where(s > 0, torch.nan)                    # exactly 0: left blank
@@ -431,7 +431,7 @@ def draw_receptive_field(depth, dilation, stride):
     agrees = bool(((s > 0) == (paths > 0)).all())
     others = "every other pixel has sensitivity exactly 0" if len(influence) < 64 else "that is every pixel"
     print(f"{units}. Unit p = {p} is influenced by {len(influence)} of the 64 pixels, spanning {low}–{high}; "
-          f"{others} (the zeros are where nh.spatial.receptive_field predicts: {agrees}).")
+          f"{others} (the zeros are where nh.receptive_field predicts: {agrees}).")
     if len(influence) < high - low + 1:
         print(f"Holes: with dilation {dilation} in every layer, all offsets are multiples of {dilation}.")
     if high - low + 1 < formula:

@@ -14,8 +14,9 @@ Everything a lesson uses is a name here: ``import ntk_helpers as nh``.
 
 from .course.data import circle, digits, motif_sequences, pair_at_angle, sphere
 from .engine import spatial
-from .engine.activations import (ACTIVATIONS, Activation, as_activation, elementwise, erf, gelu, identity,
-                                 leaky_relu, register, relu, tanh)
+from .engine.activation import Activation
+from .engine.activations import (ACTIVATIONS, as_activation, elementwise, erf, gelu, identity, leaky_relu, register,
+                                 relu, tanh)
 from .engine.architectures import mlp, resnet
 from .engine.combinators import Residual, Serial, residual, serial
 from .engine.conv import Conv, conv
@@ -24,6 +25,7 @@ from .engine.kernel import Kernel, NoClosedForm
 from .engine.layer import Layer
 from .engine.normalization import batch_norm, layer_norm
 from .engine.pooling import avg_pool, flatten, global_avg_pool, max_pool
+from .engine.receptive_field import receptive_field
 from .finite.convergence import WidthSweep, loglog_slope, width_sweep
 from .finite.empirical import empirical_ntk
 from .finite.input_gradient import input_gradient_kernel
@@ -59,7 +61,7 @@ __all__ = [
     "Layer", "Kernel", "NoClosedForm", "Dense", "Conv", "Activation", "Serial", "Residual", "ACTIVATIONS",
     "register", "as_activation", "dense", "relu", "leaky_relu", "erf", "gelu", "tanh", "identity", "elementwise",
     "serial", "mlp", "conv", "flatten", "global_avg_pool", "avg_pool", "max_pool", "residual", "resnet",
-    "layer_norm", "batch_norm",
+    "layer_norm", "batch_norm", "receptive_field",
     # finite networks
     "empirical_ntk", "input_gradient_kernel", "width_sweep", "WidthSweep", "loglog_slope",
     "monte_carlo_kernel", "MonteCarloKernel", "PARAMETERIZATIONS", "lr_multipliers", "param_groups", "preactivations",

@@ -306,7 +306,7 @@ RECEPTIVE = {
 
 def enumerated_paths(layers, size):
     """Count paths by walking every filter tap of every layer from each output position back to the input
-    (one axis at a time; independent of the matrix products in nh.spatial.receptive_field)."""
+    (one axis at a time; independent of the matrix products in nh.receptive_field)."""
     geometry = []                                           # per spatial layer: (kind, layer)
     for layer in layers:
         if isinstance(layer, Conv):
@@ -359,7 +359,7 @@ def enumerated_paths(layers, size):
 @pytest.mark.parametrize("name", sorted(RECEPTIVE))
 def test_receptive_field_counts_every_path(name):
     arch = RECEPTIVE[name]()
-    counts = nh.spatial.receptive_field(arch, (7, 9))
+    counts = nh.receptive_field(arch, (7, 9))
     torch.testing.assert_close(counts, enumerated_paths(arch.layers, (7, 9)), rtol=0, atol=0)
 
 
@@ -376,7 +376,7 @@ def test_receptive_field_is_the_input_gradient_of_a_linear_network_with_unit_wei
             parameter.fill_(1.0)
     x = torch.randn(1, 1, 7, 9, generator=torch.Generator().manual_seed(0), dtype=torch.float64)
     jacobian = torch.autograd.functional.jacobian(lambda v: model(v)[0, 0], x)[:, :, 0, 0]   # (H', W', H, W)
-    counts = nh.spatial.receptive_field(arch, (7, 9))
+    counts = nh.receptive_field(arch, (7, 9))
     torch.testing.assert_close(jacobian / jacobian.max(), counts / counts.max(), rtol=1e-12, atol=1e-12)
 
 
@@ -389,7 +389,7 @@ def test_a_random_network_is_sensitive_exactly_inside_its_receptive_field(name):
     jacobian = torch.autograd.functional.jacobian(lambda v: model(v)[0], x)[:, :, :, 0]
     assert jacobian.shape == (*out.shape, 2, 7, 9)
     sensitive = jacobian.ne(0).any(0).any(2)                                       # (H', W', H, W)
-    counts = nh.spatial.receptive_field(arch, (7, 9))
+    counts = nh.receptive_field(arch, (7, 9))
     assert out.shape[1:] == counts.shape[:2]
     assert not sensitive[counts == 0].any()                  # outside: exactly zero, always
     if name == "wide-circular":                              # max pooling: gradients only through the argmax
@@ -413,7 +413,7 @@ def test_relu_mean_squared_sensitivity_is_proportional_to_path_counts():
         squares += copies.grad[:, 0, 0, :] ** 2 / 200
     shift = (torch.arange(length)[:, None] + torch.arange(length)[None, :]) % length
     measured = squares.gather(1, shift).mean(0)                                 # by offset q - p (mod length)
-    predicted = 2 * nh.spatial.receptive_field(arch, (1, length))[0, 0, 0] / 3 ** depth
+    predicted = 2 * nh.receptive_field(arch, (1, length))[0, 0, 0] / 3 ** depth
     assert torch.equal(measured == 0, predicted == 0)
     inside = predicted > 0
     assert abs(float(measured.sum() / predicted.sum()) - 1) < 0.1, (measured.sum(), predicted.sum())
@@ -422,8 +422,8 @@ def test_relu_mean_squared_sensitivity_is_proportional_to_path_counts():
 
 def test_receptive_field_rejects_layers_that_mix_positions():
     with pytest.raises(ValueError, match="receptive_field\\(\\) takes conv"):
-        nh.spatial.receptive_field(nh.serial(nh.conv(), nh.relu(), nh.global_avg_pool()), (5, 5))
+        nh.receptive_field(nh.serial(nh.conv(), nh.relu(), nh.global_avg_pool()), (5, 5))
     with pytest.raises(ValueError, match="image_size"):
-        nh.spatial.receptive_field(nh.conv(), (5, 0))
+        nh.receptive_field(nh.conv(), (5, 0))
     with pytest.raises(ValueError, match="does not fit"):
-        nh.spatial.receptive_field(nh.conv(kernel_size=7, padding="valid"), 5)
+        nh.receptive_field(nh.conv(kernel_size=7, padding="valid"), 5)

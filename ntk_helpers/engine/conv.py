@@ -22,7 +22,7 @@ from torch import nn
 from . import spatial
 from .._checks import check_choice, check_int, check_nonnegative, check_pair_of_ints
 from .kernel import Kernel
-from .layer import Layer
+from .layer import WeightLayer
 
 
 def need_images(k: Kernel, name: str) -> None:
@@ -83,7 +83,7 @@ class NTKConv2d(nn.Module):
 
 
 @dataclass(frozen=True, repr=False)
-class Conv(Layer):
+class Conv(WeightLayer):
     out: int | None
     kernel_size: tuple[int, int]
     stride: tuple[int, int]
@@ -128,12 +128,6 @@ class Conv(Layer):
 
     def output_space(self, space):
         return self._geometry(*space)[1] if space else space
-
-    def gaussian_output(self, gaussian_input: bool) -> bool:
-        return True
-
-    def wide_output(self, wide_input: bool) -> bool:
-        return self.out is None
 
     def __repr__(self) -> str:
         out = "width" if self.out is None else self.out

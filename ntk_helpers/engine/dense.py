@@ -54,7 +54,7 @@ from torch import nn
 
 from .._checks import check_choice, check_int, check_nonnegative
 from .kernel import Kernel, NoClosedForm
-from .layer import Layer
+from .layer import WeightLayer
 
 #: The parameterizations of :func:`dense` and :func:`~ntk_helpers.mlp` (see the module docstring).
 PARAMETERIZATIONS = ("ntk", "standard", "mup")
@@ -117,7 +117,7 @@ class NTKDense(nn.Module):
 
 
 @dataclass(frozen=True, repr=False)
-class Dense(Layer):
+class Dense(WeightLayer):
     """A dense layer (see the module docstring); build it with :func:`dense`."""
 
     out: int | None
@@ -155,12 +155,6 @@ class Dense(Layer):
                          dtype=context.dtype, weight_scale=self.sigma_w * scale, lr_multiplier=lr,
                          bias_lr_multiplier=bias_lr)
         return [layer], (out,)
-
-    def gaussian_output(self, gaussian_input: bool) -> bool:
-        return True
-
-    def wide_output(self, wide_input: bool) -> bool:
-        return self.out is None
 
     def __repr__(self) -> str:
         out = "width" if self.out is None else self.out

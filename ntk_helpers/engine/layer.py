@@ -160,6 +160,19 @@ class Layer:
         return serial(self, other)
 
 
+class WeightLayer(Layer):
+    """A layer with fresh N(0, 1) weights (dense, conv): its outputs are zero-mean Gaussian at initialization
+    whatever its inputs, and they are ``width`` wide when its ``out`` is None."""
+
+    out: int | None
+
+    def gaussian_output(self, gaussian_input: bool) -> bool:
+        return True
+
+    def wide_output(self, wide_input: bool) -> bool:
+        return self.out is None
+
+
 class NTKSequential(nn.Sequential):
     """A network built by ``ntk_helpers``; ``empirical_ntk`` recognises it for its fast path and checks
     inputs against ``in_shape``, the input shape it was built for (no batch axis)."""
@@ -169,4 +182,4 @@ class NTKSequential(nn.Sequential):
         self.in_shape = None if in_shape is None else tuple(in_shape)     # None for a slice such as model[:2]
 
 
-__all__ = ["Layer", "Build", "NTKSequential"]
+__all__ = ["Layer", "WeightLayer", "Build", "NTKSequential"]

@@ -26,7 +26,7 @@ from torch import nn
 from torch.func import functional_call, jacrev, vmap
 
 from .._checks import check_choice, check_int
-from ..engine.activations import Elementwise
+from ..engine.activation import Elementwise
 from ..engine.dense import NTKDense
 from ..engine.layer import NTKSequential
 
