@@ -105,6 +105,16 @@ def conv_pairs(t: Tensor, kernel_size: tuple[int, int], stride: tuple[int, int],
 def _conv_axis_same_position(t: Tensor, axis: int, kernel: int, stride: int, dilation: int,
                              pads: tuple[int, int], circular: bool, scale: float) -> Tensor:
     """``out[i] = scale * sum_t t_pad[s i + d t]`` along ``axis``: the diagonal i = i' of the pair rule."""
+    if stride == 1 and not circular and pads[0] + pads[1] == dilation * (kernel - 1):
+        # zero "same" padding: add shifted slices in place (no padded copy of a permuted view)
+        size = t.shape[axis]
+        out = t * scale if pads[0] % dilation == 0 and pads[0] // dilation < kernel else torch.zeros_like(t)
+        for o in (dilation * j - pads[0] for j in range(kernel)):
+            n = size - abs(o)
+            if o != 0 and n > 0:
+                src, dst = max(o, 0), max(-o, 0)
+                out.narrow(axis, dst, n).add_(t.narrow(axis, src, n), alpha=scale)
+        return out
     t = t.movedim(axis, -1)
     left, right = pads
     if circular and (left or right):
