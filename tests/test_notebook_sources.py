@@ -2,6 +2,7 @@
 (executed, what learners open and nbval checks). They must hold the same cells."""
 
 import ast
+import json
 import re
 import subprocess
 from pathlib import Path
@@ -91,3 +92,23 @@ def test_errata_links_point_to_entries():
              for anchor in re.findall(r"ERRATA\.md#([A-Za-z0-9-]+)", path.read_text(encoding="utf-8"))}
     broken = sorted(link for link in links if link[1] not in anchors)
     assert not broken, f"links to missing errata entries: {broken}"
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
+def test_saved_widget_state_is_written_as_jupyterlab_writes_it(source):
+    """JupyterLab saves whole numbers as 3, not 3.0: a lesson whose widget state (a progress bar's max, a slider's
+    value) holds 3.0 is rewritten by the first Ctrl+S (tools/build_notebooks.py stores them JupyterLab's way)."""
+    state = json.loads(source.with_suffix(".ipynb").read_text(encoding="utf-8"))["metadata"].get("widgets", {})
+
+    def floats(value, path=""):
+        if isinstance(value, float) and value.is_integer():
+            yield path
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                yield from floats(item, f"{path}/{key}")
+        elif isinstance(value, list):
+            for index, item in enumerate(value):
+                yield from floats(item, f"{path}/{index}")
+
+    whole = list(floats(state))
+    assert not whole, f"{source.stem}: whole numbers stored as floats at {whole[:3]}: rebuild with build_notebooks.py"

@@ -51,6 +51,23 @@ def stable_ids(nb) -> None:
         cell.id = cell.metadata.get("nbgrader", {}).get("grade_id") or f"cell-{index:03d}"
 
 
+def widget_numbers_as_javascript_writes_them(nb) -> None:
+    """Saved widget state holds Python floats such as 3.0 (a progress bar's max); JupyterLab writes whole
+    numbers as 3 when it saves the notebook. Store them its way, so that saving a lesson rewrites nothing."""
+
+    def normalize(value):
+        if isinstance(value, float) and value.is_integer() and abs(value) < 2 ** 53:
+            return int(value)
+        if isinstance(value, dict):
+            return {key: normalize(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [normalize(item) for item in value]
+        return value
+
+    if "widgets" in nb.metadata:
+        nb.metadata["widgets"] = nbformat.from_dict(normalize(nb.metadata["widgets"]))
+
+
 def build(source: Path) -> float:
     nb = jupytext.read(source)
     stable_ids(nb)
@@ -61,6 +78,7 @@ def build(source: Path) -> float:
     NotebookClient(nb, timeout=300, kernel_name="python3", record_timing=False,
                    resources={"metadata": {"path": str(source.parent)}}).execute()
     elapsed = time.perf_counter() - start
+    widget_numbers_as_javascript_writes_them(nb)
     nbformat.write(nb, source.with_suffix(".ipynb"))
     return elapsed
 
