@@ -61,8 +61,13 @@ PARAMETERIZATIONS = ("ntk", "standard", "mup")
 
 
 def affine(t, sigma_w, sigma_b):
-    """``sigma_w^2 t + sigma_b^2``: what a dense layer does to a covariance (or a variance)."""
-    return sigma_w ** 2 * t + sigma_b ** 2
+    """``sigma_w^2 t + sigma_b^2``: what a dense layer does to a covariance (or a variance); a new tensor."""
+    if not isinstance(sigma_b, (int, float)):            # tensors of sigmas (grids): broadcast
+        return sigma_w ** 2 * t + sigma_b ** 2
+    out = t * sigma_w ** 2                                # one pass, then the bias in place (none without one)
+    if sigma_b:
+        out = out.add_(sigma_b ** 2) if isinstance(out, torch.Tensor) else out + sigma_b ** 2
+    return out
 
 
 def multipliers(parameterization: str, fan_in: int, fan_out: int, *, wide_input: bool,
@@ -137,7 +142,7 @@ class Dense(WeightLayer):
         nngp = affine(k.nngp, self.sigma_w, self.sigma_b)
         var1, var2 = k.map_self(lambda var, _: affine(var, self.sigma_w, self.sigma_b))
         if self.parameterization == "ntk":
-            ntk = nngp + self.sigma_w ** 2 * k.ntk
+            ntk = torch.add(nngp, k.ntk, alpha=self.sigma_w ** 2)
         elif k.ntk_is_zero:                                  # standard, input layer: d/m and 1/m -> 0
             ntk = torch.zeros_like(nngp)
         else:                                                # standard, later layers: no bias term
