@@ -265,7 +265,7 @@ assert -0.7 < sweep.slope < -0.4, (
 # - **bias**: the distance of that mean from $\Theta_\infty$;
 # - **leftover**: spread/√400, the part of the spread still inside the mean. The bias we measure is
 #   $\sqrt{\text{bias}^2 + \text{leftover}^2}$ on average, so where it is at least twice the leftover, the
-#   leftover inflates it by at most 15 %.
+#   leftover inflates it by at most 12 % ($\sqrt{1 + 1/4} = 1.118$).
 
 # %%
 erf_architecture = nh.mlp(3, "erf", sigma_w=2.0, sigma_b=0.1)

@@ -260,9 +260,9 @@ for name, (one, error) in finite_errors.items():
 #
 # > **The text says:** with $\alpha = 1/\sqrt L$ each block contributes $O(1/\sqrt L)$, so the total is
 # > $\sum_l O(1/\sqrt L) = O(\sqrt L)$.  
-# > **What is true:** the NTK is a sum over **parameters** of squared-gradient products. Different blocks have
-# > different parameters, so their contributions are *squared* gradient norms, each of order $\alpha^2$: the
-# > total is $L \cdot \alpha^2 \cdot O(1) = O(1)$ for $\alpha = 1/\sqrt L$. ([errata A16](../ERRATA.md#a16))
+# > **What is true:** the NTK is a sum over **parameters** of gradient products (squares on its diagonal).
+# > Different blocks have different parameters, so their contributions are *squared* gradient norms,
+# > each of order $\alpha^2$: the total is $L \cdot \alpha^2 \cdot O(1) = O(1)$ for $\alpha = 1/\sqrt L$. ([errata A16](../ERRATA.md#a16))
 #
 # We measure each block's share of $\Theta(x,x)$ in a finite network: weight the NTK by "this block's
 # parameters only" (`parameter_weights`).

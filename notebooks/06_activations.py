@@ -79,7 +79,7 @@ for name in ["ReLU, σ_b = 0.5", "erf", "tanh"]:
 # > the norms enter through $\Sigma_{11}$, $\Sigma_{22}$. "Closer to an RBF" has no meaning here: an RBF kernel depends
 # > only on $x - x'$ (it is *stationary*), while the erf kernel depends on $\lVert x\rVert$, $\lVert x'\rVert$ and
 # > $x \cdot x'$: it is **rotation invariant** (turning both inputs together leaves it unchanged) but not a function
-# > of $x - x'$. For small inputs erf is almost linear, and (without bias) the normalized kernel is the linear kernel
+# > of $x - x'$. For small inputs erf is almost linear, and (without bias) the normalized kernel tends to the linear kernel
 # > $\cos\theta$; for large inputs erf is almost the sign function, and the normalized NNGP tends to the
 # > **arcsine kernel** of $\operatorname{sign}$, $\tfrac2\pi\arcsin(\cos\theta) = 1 - 2\theta/\pi$, which is scale
 # > invariant. ([errata A25](../ERRATA.md#a25))
@@ -287,7 +287,8 @@ assert sphere_slopes["erf"] < -3, \
 # ## Spectral bias = per-mode learning speed
 #
 # Train the infinitely wide network by gradient flow on 256 equally spaced points of the circle, with squared loss.
-# On training points $f_t = (I - e^{-\eta K t/n})\,y$ (lesson 07); on the circle $K$ is circulant, so the residual of
+# On training points, starting from $f_0 = 0$ (the mean over initializations), $f_t = (I - e^{-\eta K t/n})\,y$ (lesson 07);
+# on the circle $K$ is circulant, so the residual of
 # Fourier mode $k$ decays like $e^{-\eta\lambda_k t/n}$ with $\lambda_k = n\mu_k$: each frequency has its own clock.
 
 # %%

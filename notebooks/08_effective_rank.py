@@ -371,7 +371,7 @@ assert raw_digits < 3 and centered_digits > 15, (
 # ## Explore
 #
 # Depth, activation, bias: $r_\text{eff}$ against $n$ (solid) and after centering (dashed), with the $r_\infty$ law.
-# (Activations with closed-form kernels only: tanh's quadrature would take seconds per move at $n = 800$.)
+# (Activations with closed-form kernels only: tanh's quadrature would take seconds per move at $n = 400$.)
 
 # %%
 def draw_rank(depth, activation, sigma_b):
