@@ -30,8 +30,8 @@ lab: setup
 	$(BIN)/jupyter lab notebooks/00_start_here.ipynb
 
 test: setup browser-deps
-	$(BIN)/python -m pytest tests notebooks $(NBVAL)
-	$(OTHER_MACHINE) $(BIN)/python -m pytest -p no:cacheprovider notebooks $(NBVAL)
+	$(BIN)/python -m pytest tests notebooks --ignore=notebooks/zh $(NBVAL)
+	$(OTHER_MACHINE) $(BIN)/python -m pytest -p no:cacheprovider notebooks --ignore=notebooks/zh $(NBVAL)
 
 test-fast: setup            ## unit tests only: no notebooks, no browser, no grading pipeline
 	$(BIN)/python -m pytest tests -m "not browser and not grading"
@@ -56,8 +56,9 @@ benchmark: setup
 environment: setup          ## regenerate environment.yml from pyproject.toml
 	$(BIN)/p2c project --overwrite force
 
-notebooks: setup            ## re-create every lesson .ipynb from its .py source and execute it
+notebooks: setup            ## re-create every lesson .ipynb from its .py source and execute it, then the Chinese ones
 	$(BIN)/python tools/build_notebooks.py
+	$(BIN)/python tools/build_zh.py
 
 exercises: setup           ## rebuild solutions/*.ipynb from their .py sources and regenerate exercises/
 	$(BIN)/python tools/build_notebooks.py solutions/chapter4/ex*.py
