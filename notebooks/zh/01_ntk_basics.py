@@ -261,7 +261,7 @@ assert -0.7 < sweep.slope < -0.4, (
 # - **偏差**（bias）：该平均值与 $\Theta_\infty$ 之间的距离；
 # - **残余**（leftover）：spread/√400，即仍留在平均值中的那部分波动。测得的偏差平均而言等于
 #   $\sqrt{\text{bias}^2 + \text{leftover}^2}$，所以当它至少是残余的两倍时，
-#   残余使它偏大的幅度至多为 15 %。
+#   残余使它偏大的幅度至多为 12 %（$\sqrt{1 + 1/4} = 1.118$）。
 
 # %%
 erf_architecture = nh.mlp(3, "erf", sigma_w=2.0, sigma_b=0.1)

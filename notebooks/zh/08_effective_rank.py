@@ -363,7 +363,7 @@ assert raw_digits < 3 and centered_digits > 15, (
 # ## 动手探索
 #
 # 深度、激活函数、偏置：$r_\text{eff}$ 随 $n$ 的变化（实线）和中心化后的结果（虚线），以及 $r_\infty$ 定律。
-# （只提供核有闭式表达式的激活函数：在 $n = 800$ 时，tanh 的求积每拖动一次滑块就要花上几秒钟。）
+# （只提供核有闭式表达式的激活函数：在 $n = 400$ 时，tanh 的求积每拖动一次滑块就要花上几秒钟。）
 
 # %%
 def draw_rank(depth, activation, sigma_b):
