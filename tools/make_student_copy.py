@@ -3,7 +3,7 @@
     python tools/make_student_copy.py [folder, default build/student]      (or: make student [DEST=folder])
 
 The copy has
-- notebooks/: the executed lessons (.ipynb) and their jupytext sources (.py);
+- notebooks/: the executed lessons (.ipynb) and their jupytext sources (.py), and notebooks/zh/ in Chinese;
 - exercises/: the released exercises 4.1-4.8 (nbgrader's student versions);
 - ntk_helpers/, pyproject.toml, environment.yml, postBuild: install and Binder work as in the course repository;
 - README.md, ERRATA.md;
@@ -56,7 +56,7 @@ EX ?= ex4_1_sigma_dot
 {lab}
 
 test: setup                 ## the package's unit tests, then every lesson re-run and compared with its saved outputs
-\t$(BIN)/python -m pytest tests notebooks $(NBVAL)
+\t$(BIN)/python -m pytest tests notebooks --ignore=notebooks/zh $(NBVAL)
 
 validate: setup             ## nbgrader validate: make validate EX=ex4_3_resnet_depth (file in exercises/chapter4/)
 \tPATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/nbgrader validate exercises/chapter4/$(EX).ipynb
@@ -127,6 +127,10 @@ def make_student_copy(dest: Path) -> Path:
     for pattern in ("[0-9][0-9]_*.ipynb", "[0-9][0-9]_*.py", "jupytext.toml"):
         for path in sorted((ROOT / "notebooks").glob(pattern)):
             shutil.copy2(path, dest / "notebooks" / path.name)
+    (dest / "notebooks" / "zh").mkdir()
+    for pattern in ("[0-9][0-9]_*.ipynb", "[0-9][0-9]_*.py"):                 # the Chinese edition
+        for path in sorted((ROOT / "notebooks" / "zh").glob(pattern)):
+            shutil.copy2(path, dest / "notebooks" / "zh" / path.name)
     shutil.copytree(ROOT / "exercises", dest / "exercises", ignore=IGNORE)
     shutil.copytree(ROOT / "ntk_helpers", dest / "ntk_helpers", ignore=IGNORE)
     for name in TOP_FILES:
