@@ -9,6 +9,22 @@
 #
 # Do not call the package's kernels (`nh.resnet`, `nh.residual`, `.kernel`, `nh.Kernel`) in your answer: the tests
 # use them as the reference and fail an answer that calls them. Points: (a) 1 + 3 hidden, (b) 2 manual.
+#
+# ---
+#
+# **中文**
+#
+# **习题 4.3 · ResNet NTK 的深度缩放**
+#
+# *教材第 4.3 节，第 04 课。* 模型（第 04 课 4.3.1 节；`nh.resnet(L, alpha=alpha)`）：
+# $x^{(0)} = \frac{\sigma_w}{\sqrt d}W^{(0)}x$；对 $l = 1..L$，
+# $x^{(l)} = x^{(l-1)} + \alpha\,\frac{\sigma_w}{\sqrt m}W^{(l)}\,\mathrm{relu}(x^{(l-1)})$；
+# $f = \frac{1}{\sqrt m}v^\top x^{(L)}$；$\sigma_w^2 = 2$，无偏置，NTK 参数化，每个权重都服从 $\mathcal N(0, 1)$
+# 并且都参与训练。本章论证说每个块贡献 $O(1)$，所以不缩放时 NTK 为 $O(L)$，取 $\alpha = 1/\sqrt L$ 时为 $O(1)$；
+# 另一处又说总量是 $O(\sqrt L)$。请把它算出来。
+#
+# 答案中不要调用软件包的核（`nh.resnet`、`nh.residual`、`.kernel`、`nh.Kernel`）：测试用它们计算参考值，
+# 调用了它们的答案判为不通过。分值：(a) 1 分（可见测试）+ 3 分（隐藏测试），(b) 2 分（人工评分）。
 
 # %% nbgrader={"grade": false, "solution": false, "locked": true, "grade_id": "setup", "schema_version": 3}
 import math
@@ -50,6 +66,41 @@ from ntk_helpers.course.grading import as_float64, check_close, forbid
 # $\Theta_f(x,x) = q_0(1+c)^L\big(2 + \frac{Lc}{1+c}\big)$ with $c = \alpha^2\sigma_w^2/2$ (lesson 04, section 4.3.2).
 # The off-diagonal entries need the full duals.
 # </details>
+#
+# ---
+#
+# **中文**
+#
+# **(a) `resnet_ntk(X, L, alpha)` → 所有输入对的 NTK $\Theta_f$**
+#
+# 在无限宽极限下，记 $E^{(l-1)}$ 和 $\dot E^{(l-1)}$ 为 ReLU 的对偶函数（第 02 课），在三元组
+# $q_{11} = \Sigma^{(l-1)}(x,x)$、$q_{22} = \Sigma^{(l-1)}(x',x')$、$q_{12} = \Sigma^{(l-1)}(x,x')$ 处取值：
+#
+# $$\Sigma^{(0)} = \Theta^{(0)} = \sigma_w^2\,\frac{x\cdot x'}{d}, \qquad
+#   \Sigma^{(l)} = \Sigma^{(l-1)} + \alpha^2\sigma_w^2 E^{(l-1)}, \qquad
+#   \Theta^{(l)} = \bigl(1 + \alpha^2\sigma_w^2\dot E^{(l-1)}\bigr)\Theta^{(l-1)} + \alpha^2\sigma_w^2E^{(l-1)},$$
+#
+# 读出层给出 $\Theta_f = \Sigma^{(L)} + \Theta^{(L)}$。
+#
+# `X` 是形状为 (n, d) 的 float64 torch 张量，`L` $\ge 1$ 是整数（测试中最大为 512），`alpha` $> 0$ 是一个数。
+# 以 (n, n) 数组的形式返回 $\Theta_f(x_i, x_j)$（任意浮点类型的 torch 张量、numpy 数组或嵌套列表均可）。
+# 可以用 torch、numpy 或 Python 浮点数计算，向量化或用循环均可，公式只要正确即可（例如用 $\arccos$ 或
+# $\arctan2$），但要用 **float64**：测试以 $10^{-6}$ 的相对容差与软件包的参考值比较。舍入可能使
+# $q_{12}/\sqrt{q_{11}q_{22}}$ 超出 $\pm1$ 一个末位单位（在对角线上）：取 $\arccos$ 之前先把它裁剪到 $[-1, 1]$。
+#
+# <details><summary>提示 1：方差</summary>
+#
+# 对偶函数需要输入对的两个方差，而方差逐块增长。把它们一起递推（第 02 课“为什么需要三元组”）：
+# $\Sigma^{(l)}(x,x) = \Sigma^{(l-1)}(x,x) + \alpha^2\sigma_w^2 E(q, q, q)$，对 ReLU 有 $E(q, q, q) = q/2$；
+# 也可以直接更新整个 Gram 矩阵，再读出它的对角线。
+# </details>
+#
+# <details><summary>提示 2：一个检验</summary>
+#
+# 对满足 $|x|^2 = d$ 的输入（于是 $q_0 = \Sigma^{(0)}(x,x) = 2$），对角线有闭式表达式
+# $\Theta_f(x,x) = q_0(1+c)^L\big(2 + \frac{Lc}{1+c}\big)$，其中 $c = \alpha^2\sigma_w^2/2$（第 04 课 4.3.2 节）。
+# 非对角元素需要完整的对偶函数。
+# </details>
 
 # %% nbgrader={"grade": false, "solution": true, "locked": false, "grade_id": "resnet_ntk", "schema_version": 3}
 def resnet_ntk(X, L, alpha):
@@ -71,6 +122,7 @@ def resnet_ntk(X, L, alpha):
 
 # %% nbgrader={"grade": false, "solution": false, "locked": true, "grade_id": "test_tools", "schema_version": 3}
 # The tests' tools: your function, checked (type, shape, no call to the package's kernels).
+# 测试工具：加了检查的你的函数（类型、形状、不得调用软件包的核）。
 def checked_resnet_ntk(X, L, alpha):
     call = f"resnet_ntk(X, {L}, {alpha:.6g})"
     with forbid((nh.Layer, "kernel"), (nh.Kernel, "from_inputs")):
@@ -78,6 +130,7 @@ def checked_resnet_ntk(X, L, alpha):
 
 # %% nbgrader={"grade": true, "solution": false, "locked": true, "points": 1, "grade_id": "test_visible", "schema_version": 3}
 # Visible tests: L = 3, alpha = 0.5 against the package; the closed-form diagonal at L = 1, alpha = 1.
+# 可见测试：L = 3、alpha = 0.5 时与软件包对照；L = 1、alpha = 1 时对角线的闭式值。
 X = nh.sphere(5, 4, seed=0)                 # |x|^2 = d, so q0 = sigma_w^2 = 2
 theta, call = checked_resnet_ntk(X, 3, 0.5)
 reference = nh.resnet(3, alpha=0.5).kernel(X).ntk
@@ -85,10 +138,11 @@ check_close(theta, reference, rtol=1e-6, atol=1e-9 * reference.abs().max(), name
 theta, call = checked_resnet_ntk(X, 1, 1.0)
 check_close(torch.diagonal(theta), torch.full((5,), 2.0 * 2 * 2.5, dtype=torch.float64), rtol=1e-6,
             name=f"the diagonal of {call}: q0 (1+c)(2 + c/(1+c)) with c = 1")
-print("visible tests passed")
+print("visible tests passed / 可见测试全部通过")
 
 # %% nbgrader={"grade": true, "solution": false, "locked": true, "points": 1, "grade_id": "test_diagonal_hidden", "schema_version": 3}
 # Hidden tests: the closed-form diagonal for L = 1..64 and alpha = 1, 1/sqrt(L), 1/L.
+# 隐藏测试：L = 1..64，alpha = 1、1/sqrt(L)、1/L 时对角线的闭式值。
 ### BEGIN HIDDEN TESTS
 S = nh.sphere(6, 5, seed=3)
 for L in (1, 4, 16, 64):
@@ -101,6 +155,7 @@ for L in (1, 4, 16, 64):
 
 # %% nbgrader={"grade": true, "solution": false, "locked": true, "points": 1, "grade_id": "test_offdiagonal_hidden", "schema_version": 3}
 # Hidden tests: every entry against the package, inputs of different norms.
+# 隐藏测试：每个元素都与软件包对照，输入的范数各不相同。
 ### BEGIN HIDDEN TESTS
 g = torch.Generator().manual_seed(31)
 Y = torch.randn(6, 4, generator=g, dtype=torch.float64)
@@ -113,15 +168,19 @@ for L, alpha in [(6, 0.4), (20, 20 ** -0.5), (2, 1.0)]:
 
 # %% nbgrader={"grade": true, "solution": false, "locked": true, "points": 1, "grade_id": "test_depth_hidden", "schema_version": 3}
 # Hidden tests: the depth scaling: growth ~2^L for alpha = 1, the limits 3e q0 and 2 q0 at L = 512.
+# 隐藏测试：深度缩放：alpha = 1 时按约 2^L 增长；L = 512 时的极限 3e q0 与 2 q0。
 ### BEGIN HIDDEN TESTS
 S = nh.sphere(4, 3, seed=5)
 diagonal = {L: float(checked_resnet_ntk(S, L, 1.0)[0][0, 0]) for L in (32, 64)}
 rate = (diagonal[64] / diagonal[32]) ** (1 / 32)
-assert 1.9 < rate < 2.1, f"alpha = 1: Theta(x,x) grows by {rate:.4f} per block (L = 32 to 64), not ~2"
+assert 1.9 < rate < 2.1, (f"alpha = 1: Theta(x,x) grows by {rate:.4f} per block (L = 32 to 64), not ~2 / "
+                          f"alpha = 1 时 Theta(x,x) 每个块乘以 {rate:.4f}（L = 32 到 64），而不是约 2")
 limit = float(checked_resnet_ntk(S, 512, 512 ** -0.5)[0][0, 0]) / 2.0
-assert abs(limit - 3 * math.e) < 0.05, f"alpha = 1/sqrt(L), L = 512: Theta(x,x)/q0 = {limit:.4f}, not ~3e"
+assert abs(limit - 3 * math.e) < 0.05, (f"alpha = 1/sqrt(L), L = 512: Theta(x,x)/q0 = {limit:.4f}, not ~3e / "
+                                        f"alpha = 1/sqrt(L)、L = 512 时 Theta(x,x)/q0 = {limit:.4f}，而不是约 3e")
 limit = float(checked_resnet_ntk(S, 512, 1 / 512)[0][0, 0]) / 2.0
-assert abs(limit - 2) < 0.01, f"alpha = 1/L, L = 512: Theta(x,x)/q0 = {limit:.4f}, expected ~2"
+assert abs(limit - 2) < 0.01, (f"alpha = 1/L, L = 512: Theta(x,x)/q0 = {limit:.4f}, expected ~2 / "
+                               f"alpha = 1/L、L = 512 时 Theta(x,x)/q0 = {limit:.4f}，应约为 2")
 reference = nh.resnet(512, alpha=512 ** -0.5).kernel(S).ntk
 check_close(checked_resnet_ntk(S, 512, 512 ** -0.5)[0], reference, rtol=1e-6,
             atol=1e-9 * reference.abs().max(), name="resnet_ntk(X, 512, 1/sqrt(512))")
@@ -129,6 +188,14 @@ check_close(checked_resnet_ntk(S, 512, 512 ** -0.5)[0], reference, rtol=1e-6,
 
 # %% [markdown] nbgrader={"grade": false, "solution": false, "locked": true, "grade_id": "part_b", "schema_version": 3}
 # ## (b) How does the NTK scale with $L$ for $\alpha = 1$, $1/\sqrt L$, $1/L$, and what is wrong with "$\sum_l O(1/\sqrt L) = O(\sqrt L)$"?
+#
+# ---
+#
+# **中文**
+#
+# **(b) 当 $\alpha = 1$、$1/\sqrt L$、$1/L$ 时，NTK 如何随 $L$ 变化？“$\sum_l O(1/\sqrt L) = O(\sqrt L)$”错在哪里？**
+#
+# 可以用英文或中文作答。
 
 # %% [markdown] nbgrader={"grade": true, "solution": true, "locked": false, "points": 2, "grade_id": "answer_b", "schema_version": 3}
 # **Rubric (for the grader; the whole cell is replaced by "YOUR ANSWER HERE" in the student version).**

@@ -6,6 +6,16 @@
 # $H = I - \mathbf 1\mathbf 1^\top/n$ (it removes the constant mode). The chapter's exercise says that the NTK of a
 # 50-layer MLP has a very low effective rank; here you measure it.
 # Points: (a) 1 + 3 hidden, (b) 2 manual.
+#
+# ---
+#
+# **中文** · 习题 4.7 · 50 层 MLP 的核退化与有效秩
+#
+# *第 4.1.2 节，第 02 课和第 08 课。* 核矩阵的有效秩为
+# $r_\text{eff}(K) = \operatorname{tr}(K)^2/\lVert K\rVert_F^2$；中心化是 $K \mapsto HKH$，其中
+# $H = I - \mathbf 1\mathbf 1^\top/n$（它去掉常数模式）。本章的习题说 50 层 MLP 的 NTK 有效秩非常低；
+# 在这里由你来测量它。
+# 分值：(a) 1 分 + 3 分隐藏测试，(b) 2 分人工评分。
 
 # %% nbgrader={"grade": false, "solution": false, "locked": true, "grade_id": "setup", "schema_version": 3}
 import math
@@ -44,6 +54,37 @@ from ntk_helpers.course.grading import as_scalar, check_close
 # Lesson 02, section "What collapse costs: generalization", runs exactly this regression: compute the kernel once on
 # the training and test inputs together, `nh.mlp(L).kernel(torch.cat([X, Xt])).ntk`, and use its blocks.
 # </details>
+#
+# ---
+#
+# **中文** · (a) `reff(K)`、`center(K)`、`depth_sweep(X, Xt, y, yt, depths)`
+#
+# 输入都是 torch float64 张量：`K` 是 $(n, n)$ 的对称半正定矩阵，`X` $(n, d)$ 和 `Xt` $(n_t, d)$
+# 是训练输入和测试输入，`y` $(n,)$ 和 `yt` $(n_t,)$ 是它们的目标值，`depths` 是一个整数列表。
+#
+# - `reff(K)`：上面定义的有效秩，返回一个数（Python float、NumPy 标量或 0 维张量）。
+# - `center(K)`：矩阵 $HKH$，形状为 $(n, n)$（张量或 NumPy 数组）。
+# - `depth_sweep(...)`：对 `depths` 中的每个深度 $L$，计算**无岭 NTK 回归**的**测试均方误差**
+#   $\frac{1}{n_t}\sum_i (\hat y_i - yt_i)^2$，其中 $\hat y = \Theta(X_t, X)\,\Theta(X, X)^{-1} y$，
+#   $\Theta$ 是 `nh.mlp(L)` 的 NTK（ReLU，$L$ 个隐藏层，$\sigma_w^2 = 2$，$\sigma_b = 0$；
+#   它的 `.kernel(...)` 返回的结果带有 `.ntk`）。按 `depths` 的顺序，每个深度返回一个数：
+#   浮点数列表，或长度为 `len(depths)` 的一维张量/数组。
+#
+# 不要调用 `nh.effective_rank` 或 `nh.center`（测试要用它们）。回归可以用 `torch.linalg.solve`、
+# Cholesky 求解或 `nh.kernel_regression`（它加在对角线上的相对抖动项 $10^{-10}$ 无关紧要）。
+# 测试把你的结果与参考值比较，相对容差为 $10^{-5}$（`reff` 和 `center` 为 $10^{-9}$）。
+#
+# <details><summary>提示 1</summary>
+#
+# 第 08 课“定义”一节，以及第 02 课“NNGP → 常数，NTK → ¾ I + ¼ 11ᵀ”一节（那里计算了深层核的
+# `nh.effective_rank(...)`）。$HKH$ 从 $K$ 中减去各行的均值和各列的均值，再加回全体元素的均值。
+# </details>
+#
+# <details><summary>提示 2</summary>
+#
+# 第 02 课“核退化的代价：泛化”一节做的正是这个回归：把训练输入和测试输入放在一起，只计算一次核，
+# `nh.mlp(L).kernel(torch.cat([X, Xt])).ntk`，再取它的各个分块。
+# </details>
 
 # %% nbgrader={"grade": false, "solution": true, "locked": false, "grade_id": "rank_and_sweep", "schema_version": 3}
 def reff(K):
@@ -73,12 +114,15 @@ def depth_sweep(X, Xt, y, yt, depths):
 
 # %% nbgrader={"grade": true, "solution": false, "locked": true, "points": 1, "grade_id": "test_visible", "schema_version": 3}
 # Visible tests: reff and center on small matrices; depth_sweep on 60 + 60 points of the sphere.
+# 可见测试：在小矩阵上检查 reff 和 center；在球面上的 60 + 60 个点上检查 depth_sweep。
 K0 = torch.tensor([[4., 2., 1., 0.], [2., 3., 1., 1.], [1., 1., 2., .5], [0., 1., .5, 1.]],
                   dtype=torch.float64)
 diagonal = torch.diag(torch.tensor([3.0, 1.0, 1.0, 1.0], dtype=torch.float64))
 for K, expected in [(torch.eye(7, dtype=torch.float64), 7.0), (diagonal, 3.0), (K0, 100 / 44.5)]:
     measured = as_scalar(reff(K), name=f"reff(K) for K with diagonal {K.diagonal().tolist()}")
-    assert abs(measured - expected) <= 1e-9 * expected, f"reff: expected {expected:.10g}, got {measured:.10g}"
+    assert abs(measured - expected) <= 1e-9 * expected, (
+        f"reff: expected {expected:.10g}, got {measured:.10g} / "
+        f"reff：应为 {expected:.10g}，实际得到 {measured:.10g}")
 expected_center = [[1.8125, -0.1875, -0.5625, -1.0625], [-0.1875, 0.8125, -0.5625, -0.0625],
                    [-0.5625, -0.5625, 1.0625, 0.0625], [-1.0625, -0.0625, 0.0625, 1.0625]]
 check_close(center(K0), expected_center, rtol=0, atol=1e-9 * 4, name="center(K0)")
@@ -88,15 +132,18 @@ u = nh.sphere(1, 10, seed=4)[0]
 target = torch.sin(data @ u / math.sqrt(10)) + 0.5 * data[:, 0] * data[:, 1] / 10
 errors = depth_sweep(data[:60], data[60:], target[:60], target[60:], [1, 10, 50])
 check_close(errors, [0.10341026, 0.1698188, 0.35106248], rtol=1e-5, name="depth_sweep(..., [1, 10, 50])")
-print("visible tests passed")
+print("visible tests passed / 可见测试全部通过")
 
 # %% nbgrader={"grade": true, "solution": false, "locked": true, "points": 3, "grade_id": "test_hidden", "schema_version": 3}
 # Hidden tests: reff and center of a deep NTK against ntk_helpers; depth_sweep on other data and depths.
+# 隐藏测试：深层 NTK 的 reff 和 center（与 ntk_helpers 比较）；在其他数据和深度上检查 depth_sweep。
 ### BEGIN HIDDEN TESTS
 X = nh.sphere(100, 10, seed=1)
 for kernel in (nh.mlp(50).kernel(X).ntk, nh.mlp(3).kernel(X).nngp):
     measured, expected = as_scalar(reff(kernel), name="reff(K)"), nh.effective_rank(kernel)
-    assert abs(measured / expected - 1) <= 1e-9, f"reff: expected {expected:.10g}, got {measured:.10g}"
+    assert abs(measured / expected - 1) <= 1e-9, (
+        f"reff: expected {expected:.10g}, got {measured:.10g} / "
+        f"reff：应为 {expected:.10g}，实际得到 {measured:.10g}")
     check_close(center(kernel), nh.center(kernel), rtol=0, atol=1e-9 * float(kernel.abs().max()),
                 name="center(K) of a 100 x 100 kernel")
 
@@ -118,6 +165,14 @@ check_close(depth_sweep(data[:100], data[100:], target[:100], target[100:], dept
 #
 # Your functions on 200 points of the sphere $S^9$: the effective rank of the 50-layer kernels, raw and centered,
 # and the test error of NTK regression against depth. Use these numbers in (b).
+#
+# ---
+#
+# **中文** · 测量（不计分）
+#
+# 在球面 $S^9$ 的 200 个点上运行你的函数：50 层核的有效秩，原始的和中心化后的（centered），
+# 以及 NTK 回归的测试误差随深度的变化（test MSE，并附上测试目标值的方差，variance of the test targets）。
+# (b) 中要用到这些数。
 
 # %% nbgrader={"grade": false, "solution": false, "locked": true, "grade_id": "measure", "schema_version": 3}
 X = nh.sphere(200, 10, seed=0)
@@ -151,6 +206,29 @@ print(f"test MSE at depths {sweep_depths}: {[round(float(e), 4) for e in sweep]}
 # "Near 1 means 'one constant mode'". For the learning rate: lesson 07, sections "The formula" (the critical learning
 # rate) and "1. Real gradient descent vs the formula" (which learning rate it uses, and what happens as the width
 # grows), and lesson 05, section 4.4.2.
+# </details>
+#
+# ---
+#
+# **中文** · (b) 深层 NTK 是低秩的吗？$O(1)$ 的学习率会让网络离开核区域吗？
+#
+# 本章的习题假定 50 层 NTK 的有效秩非常低，并且问：一个用 $O(1)$ 学习率训练、“远离 NTK 极限”的网络，
+# 还能从深度中受益吗？
+#
+# 1. 利用上面打印的数。50 层 NTK 是低秩的吗？描述它是什么样子，并解释为什么 NTK 回归的测试误差
+#    随深度增大。
+# 2. 检查第二个问题的前提：在 NTK 参数化下（本课程的约定），当宽度 $m\to\infty$ 时，
+#    $O(1)$ 的学习率给出的是哪一种区域？什么会让一个很宽的网络离开核区域？
+#    那时 NTK 理论对深度的好处能说些什么？
+#
+# 可以用英文或中文作答。
+#
+# <details><summary>提示</summary>
+#
+# 第 02 课第 4.1.2 节中的“NNGP → 常数，NTK → ¾ I + ¼ 11ᵀ”和“核退化的代价：泛化”两小节；
+# 第 08 课“接近 1 意味着‘一个常数模式’”一节。关于学习率：第 07 课“公式”一节（临界学习率）
+# 和“1. 真实梯度下降与公式的对照”一节（它用的是什么学习率，以及宽度增大时会发生什么），
+# 还有第 05 课第 4.4.2 节。
 # </details>
 
 # %% [markdown] nbgrader={"grade": true, "solution": true, "locked": false, "points": 2, "grade_id": "answer_b", "schema_version": 3}

@@ -5,6 +5,15 @@
 # random weights $w_j\in\mathbb R^d$, fitted to $n$ noisy labels by minimum-norm least squares. This is a two-layer
 # network in which only the output layer is trained; as $N\to\infty$ it becomes kernel regression.
 # Points: (a) 1 + 3 hidden, (b) 2 manual.
+#
+# ---
+#
+# **中文** · 习题 4.8 · 激活函数与双下降
+#
+# *第 4.5 节，第 06 课。* 随机特征回归：$N$ 个特征 $\phi(w_j\cdot x/\sqrt d)$，$j = 1..N$，
+# 其中随机权重 $w_j\in\mathbb R^d$ 固定不变；用最小范数最小二乘拟合 $n$ 个带噪声的标签。
+# 这是一个只训练输出层的两层网络；当 $N\to\infty$ 时，它成为核回归。
+# 分值：(a) 1 分 + 3 分隐藏测试，(b) 2 分人工评分。
 
 # %% nbgrader={"grade": false, "solution": false, "locked": true, "grade_id": "setup", "schema_version": 3}
 import math
@@ -15,7 +24,8 @@ from ntk_helpers.course.grading import as_scalar
 
 
 def draw(N, n, d, seed, n_test=500):
-    """The random ingredients of one experiment: (W, beta, x_train, x_test, eps), float64 standard normal."""
+    """The random ingredients of one experiment: (W, beta, x_train, x_test, eps), float64 standard normal.
+    一次实验的全部随机量：(W, beta, x_train, x_test, eps)，都是 float64 的标准正态随机数。"""
     g = torch.Generator().manual_seed(seed)
     beta = torch.randn(d, generator=g, dtype=torch.float64)
     x_train = torch.randn(n, d, generator=g, dtype=torch.float64)
@@ -55,6 +65,39 @@ def draw(N, n, d, seed, n_test=500):
 # For $N < n$, $\Phi^+ y$ is the ordinary least-squares fit; for $N > n$ it is the interpolating solution of smallest
 # norm, $\Phi^\top(\Phi\Phi^\top)^{-1}y$. `torch.linalg.pinv(Phi) @ y` covers both.
 # </details>
+#
+# ---
+#
+# **中文** · (a) `rf_test_error(activation, W, beta, x_train, x_test, eps, noise)`
+#
+# 所有随机量都作为参数传入（torch float64 张量，由上面的 `draw` 生成）：权重 `W` $(N, d)$，
+# 目标方向 `beta` $(d,)$，输入 `x_train` $(n, d)$ 和 `x_test` $(n_t, d)$，以及标准正态的标签噪声
+# `eps` $(n,)$；`noise` $\ge 0$ 是噪声水平，`activation` 为 `"relu"` 或 `"erf"`。
+#
+# 1. 特征：训练输入的 $\Phi_{ij} = \phi(x_i\cdot w_j/\sqrt d)$，形状为 $(n, N)$；测试输入同理。
+# 2. 目标函数 $f^*(x) = x\cdot\beta/\sqrt d$。
+#    训练标签 $y = f^*(x_\text{train}) + \texttt{noise}\cdot\texttt{eps}$。
+# 3. 系数：最小范数最小二乘解 $a = \Phi^+ y$（`torch.linalg.pinv`、`torch.linalg.lstsq`、
+#    `numpy.linalg.lstsq` 或等价的方法；不加岭项）。
+# 4. 返回相对于无噪声目标的**测试均方误差**
+#    $\frac1{n_t}\sum_i (\Phi_\text{test}a - f^*(x_\text{test}))_i^2$，
+#    一个数（Python float、NumPy 标量或 0 维张量）。
+#
+# 测试在多次抽样、两种激活函数、有噪声和无噪声、$N\ne n$ 的情形下与参考值比较，
+# 相对容差为 $10^{-6}$；并检查误差在 $N = n$ 处达到峰值。
+#
+# <details><summary>提示 1</summary>
+#
+# $1/\sqrt d$ 让预激活 $x\cdot w_j/\sqrt d$ 保持 1 的量级（这里 $x$ 和 $w_j$ 都是标准正态的，
+# 所以 $x\cdot w_j$ 的方差为 $d$）。对 ReLU 它不改变任何结果，因为 ReLU 是正齐次的
+# （第 06 课第 4.5.1 节）；但 erf 会饱和，所以对 erf 它是有影响的。
+# </details>
+#
+# <details><summary>提示 2</summary>
+#
+# 当 $N < n$ 时，$\Phi^+ y$ 就是普通的最小二乘拟合；当 $N > n$ 时，它是范数最小的插值解
+# $\Phi^\top(\Phi\Phi^\top)^{-1}y$。`torch.linalg.pinv(Phi) @ y` 对两种情形都适用。
+# </details>
 
 # %% nbgrader={"grade": false, "solution": true, "locked": false, "grade_id": "rf_test_error", "schema_version": 3}
 def rf_test_error(activation, W, beta, x_train, x_test, eps, noise):
@@ -69,14 +112,17 @@ def rf_test_error(activation, W, beta, x_train, x_test, eps, noise):
 
 # %% nbgrader={"grade": true, "solution": false, "locked": true, "points": 1, "grade_id": "test_visible", "schema_version": 3}
 # Visible tests: both activations, n = 100, d = 20, noise 0.5, below (N = 50) and above (N = 400) the threshold.
+# 可见测试：两种激活函数，n = 100，d = 20，噪声 0.5，分别在阈值以下（N = 50）和以上（N = 400）。
 for activation, N, expected in [("relu", 50, 0.6529671069), ("erf", 400, 0.2198692301)]:
     name = f"rf_test_error({activation!r}, *draw({N}, 100, 20, seed=0), noise=0.5)"
     value = as_scalar(rf_test_error(activation, *draw(N, 100, 20, seed=0), 0.5), name=name)
-    assert abs(value / expected - 1) <= 1e-6, f"{name}: expected {expected:.10g}, got {value:.10g}"
-print("visible tests passed")
+    assert abs(value / expected - 1) <= 1e-6, (
+        f"{name}: expected {expected:.10g}, got {value:.10g} / 应为 {expected:.10g}，实际得到 {value:.10g}")
+print("visible tests passed / 可见测试全部通过")
 
 # %% nbgrader={"grade": true, "solution": false, "locked": true, "points": 3, "grade_id": "test_hidden", "schema_version": 3}
 # Hidden tests: values against the reference on other draws, sizes and noise levels; the peak at N = n.
+# 隐藏测试：在其他抽样、尺寸和噪声水平下与参考值比较；误差在 N = n 处的峰值。
 ### BEGIN HIDDEN TESTS
 def reference_error(activation, W, beta, x_train, x_test, eps, noise):
     d = W.shape[1]
@@ -93,15 +139,18 @@ for activation, N, noise, seed in [("relu", 30, 0.0, 1), ("erf", 30, 0.7, 2), ("
     name = f"rf_test_error({activation!r}, *draw({N}, 80, 30, seed={seed}, n_test=300), noise={noise})"
     value = as_scalar(rf_test_error(activation, *args, noise), name=name)
     expected = reference_error(activation, *args, noise)
-    assert abs(value / expected - 1) <= 1e-6, f"{name}: expected {expected:.10g}, got {value:.10g}"
+    assert abs(value / expected - 1) <= 1e-6, (
+        f"{name}: expected {expected:.10g}, got {value:.10g} / 应为 {expected:.10g}，实际得到 {value:.10g}")
 
 grid = [25, 50, 100, 200, 1000]
 for activation in ("relu", "erf"):
     errors = [sum(as_scalar(rf_test_error(activation, *draw(N, 100, 20, s), 0.5)) for s in range(3)) / 3
               for N in grid]
     assert grid[errors.index(max(errors))] == 100, (
-        f"{activation}: the mean test error should peak at N = n = 100, got {errors} at N = {grid}")
-    assert errors[-1] < errors[1], f"{activation}: N = 1000 should beat N = 50: {errors}"
+        f"{activation}: the mean test error should peak at N = n = 100 / "
+        f"平均测试误差应在 N = n = 100 处达到峰值; errors / 误差: {errors} at N = {grid}")
+    assert errors[-1] < errors[1], (
+        f"{activation}: N = 1000 should beat N = 50 / N = 1000 的误差应低于 N = 50 的误差: {errors}")
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader={"grade": false, "solution": false, "locked": true, "grade_id": "measure_intro", "schema_version": 3}
@@ -109,6 +158,13 @@ for activation in ("relu", "erf"):
 #
 # Your function over a range of $N$ ($n = 100$ training points, $d = 20$, mean of 3 draws), with label noise 0.5 and
 # without noise. Use these numbers in (b).
+#
+# ---
+#
+# **中文** · 测量（不计分）
+#
+# 在一系列 $N$ 上运行你的函数（$n = 100$ 个训练点，$d = 20$，对 3 次抽样取平均），
+# 标签噪声分别为 0.5 和 0（每行的 noise）。(b) 中要用到这些数。
 
 # %% nbgrader={"grade": false, "solution": false, "locked": true, "grade_id": "measure", "schema_version": 3}
 widths = [25, 50, 90, 100, 110, 200, 1000]
@@ -131,6 +187,22 @@ for noise in (0.5, 0.0):
 # stopping in lesson 07, section "3. Early stopping is an implicit ridge", would remove the peak). For the
 # activations: lesson 06, sections 4.5.2 and "The parity pitfall". Which part of each activation can represent the
 # linear target $x\cdot\beta/\sqrt d$?
+# </details>
+#
+# ---
+#
+# **中文** · (b) 双下降从何而来？核极限中会出现它吗？哪一种激活函数更好？
+#
+# 本章的习题问：在插值区域的深处，ReLU 网络和 erf 网络哪一个泛化得更差，并要求从谱偏置出发作答。
+# 利用上面打印的数，回答标题中的三个问题。
+#
+# 可以用英文或中文作答。
+#
+# <details><summary>提示</summary>
+#
+# 看看 $N = n$ 时 $\Phi$ 的条件数有多差，以及 $N\to\infty$ 时会发生什么（加一个岭项就能去掉峰值，
+# 就像第 07 课“3. 早停是一种隐式的岭正则化”一节中的早停那样）。关于激活函数：第 06 课第 4.5.2 节
+# 和“奇偶性陷阱”一节。每种激活函数的哪一部分能够表示线性目标 $x\cdot\beta/\sqrt d$？
 # </details>
 
 # %% [markdown] nbgrader={"grade": true, "solution": true, "locked": false, "points": 2, "grade_id": "answer_b", "schema_version": 3}
