@@ -69,10 +69,10 @@ autograde: setup           ## grade grading/submitted/*/chapter4, export grades.
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/nbgrader export
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/nbgrader generate_feedback chapter4 --force
 
-dashboard: setup           ## one lesson's widgets and plots without code (Voila): make dashboard LESSON=04_resnet
+dashboard: setup           ## one lesson's sliders and plots, no code (Voila): LESSON=04_resnet, or zh/04_resnet
 	$(BIN)/voila notebooks/$(LESSON).ipynb --port=8866 --Voila.ip=127.0.0.1
 
-site: setup                ## static HTML of the executed lessons in build/site/ (works offline: open index.html)
+site: setup                ## static HTML of the executed lessons: build/site/, Chinese in zh/ (offline: index.html)
 	$(BIN)/python tools/build_site.py build/site
 
 student:                   ## a copy of the course for students, no solutions: make student [DEST=folder] (build/student)

@@ -2,9 +2,10 @@
 
 Opens lesson 02 in JupyterLab, runs all cells, moves the depth slider and checks that the widget's
 output (text and plot) changed; serves the same lesson as a Voilà dashboard (widgets and plots, no
-code) and does the same; opens it as a RISE slideshow. Uses /usr/bin/chromium; never downloads a
-browser. Without Chromium the tests are skipped locally and FAIL under CI (CI=true), where
-`make test` installs it.
+code) and does the same; opens it as a RISE slideshow; opens the static site offline and its Chinese
+lesson 02, whose characters must be drawn with real glyphs, not boxes ("tofu"). Uses /usr/bin/chromium;
+never downloads a browser. Without Chromium (or, for the Chinese page, without a CJK font) the tests are
+skipped locally and FAIL under CI (CI=true), where `make test` installs both (`make browser-deps`).
 """
 
 import contextlib
@@ -306,4 +307,98 @@ def test_static_site_works_offline(static_site, tmp_path):
             assert not raw, f"{lesson}: raw TeX visible: {raw[0][:200]}"
     assert not blocked, f"pages tried to load from other hosts: {sorted(set(blocked))}"
     assert not failed, f"requests that failed: {failed}"
+    assert not errors, f"console errors: {errors}"
+
+
+def _need_cjk_font():
+    """A font with Chinese glyphs (Debian's fonts-noto-cjk, installed by `make browser-deps`): without one every
+    Chinese character is a box, and the Chinese-page test says so instead of failing locally."""
+    listed = subprocess.run(["fc-list", ":lang=zh", "family"], capture_output=True, text=True).stdout \
+        if shutil.which("fc-list") else ""
+    if not listed.strip():
+        reason = ("no font with Chinese glyphs is installed (`fc-list :lang=zh` is empty): "
+                  "`make browser-deps` installs Debian's fonts-noto-cjk when run as root")
+        if os.environ.get("CI"):
+            pytest.fail(reason)
+        pytest.skip(reason)
+
+
+# Draws, on a canvas and in the computed font of ``element``, each distinct Han character of its text, and code
+# points that no font has (U+10FFFF, private-use U+E000 and U+F0000: the browser draws its missing-glyph box,
+# "tofu"). Returns each drawing as a string of 0/1 pixels, its ink (pixels drawn), the font used, and the
+# drawings side by side as a PNG (Han characters, then the missing glyphs) for a person to look at.
+_DRAW_GLYPHS = """element => {
+  const style = getComputedStyle(element);
+  const font = `${style.fontStyle} ${style.fontWeight} 40px ${style.fontFamily}`;
+  const han = [...new Set([...element.textContent].filter(c => /\\p{Script=Han}/u.test(c)))].slice(0, 8);
+  const missing = ["\\u{10FFFF}", "\\uE000", "\\u{F0000}"];
+  const size = 56, all = [...han, ...missing];
+  const strip = document.createElement("canvas");
+  strip.width = size * all.length; strip.height = size;
+  const sctx = strip.getContext("2d");
+  sctx.fillStyle = "#fff"; sctx.fillRect(0, 0, strip.width, strip.height);
+  const canvas = document.createElement("canvas");
+  canvas.width = canvas.height = size;
+  const ctx = canvas.getContext("2d", {willReadFrequently: true});
+  const draw = (c, i) => {
+    ctx.clearRect(0, 0, size, size);
+    ctx.font = font; ctx.textBaseline = "top"; ctx.fillStyle = "#000";
+    ctx.fillText(c, 8, 8);
+    const alpha = ctx.getImageData(0, 0, size, size).data.filter((_, k) => k % 4 === 3);
+    sctx.drawImage(canvas, i * size, 0);
+    return {char: c, bits: Array.from(alpha, a => (a > 127 ? "1" : "0")).join(""),
+            ink: alpha.reduce((n, a) => n + (a > 127), 0)};
+  };
+  const glyphs = all.map(draw);
+  return {font: ctx.font, han: glyphs.slice(0, han.length), missing: glyphs.slice(han.length),
+          png: strip.toDataURL("image/png")};
+}"""
+
+
+def _chinese_glyphs_are_drawn(element, shot: Path) -> dict:
+    """Assert that the Han characters of ``element`` are drawn as real glyphs, not as the missing-glyph box:
+    each has ink, differs from every missing-glyph drawing and from the others. Saves the drawings to ``shot``."""
+    import base64
+
+    drawn = element.evaluate(_DRAW_GLYPHS)
+    shot.write_bytes(base64.b64decode(drawn["png"].split(",", 1)[1]))
+    han, tofu = drawn["han"], {g["bits"] for g in drawn["missing"]}
+    chars = "".join(g["char"] for g in han)
+    assert "40px" in drawn["font"], f"the canvas did not take the page's font: {drawn['font']}"
+    assert len(han) >= 4, f"the heading has too few Chinese characters to check: {chars!r}"
+    blank = [g["char"] for g in han if g["ink"] == 0]
+    assert not blank, f"drawn as nothing in {drawn['font']}: {blank} (see {shot})"
+    boxes = [g["char"] for g in han if g["bits"] in tofu]
+    assert not boxes, f"drawn as the missing-glyph box (tofu) in {drawn['font']}: {boxes} (see {shot})"
+    alike = len(han) - len({g["bits"] for g in han})
+    assert not alike, f"{alike + 1} of {chars!r} look the same in {drawn['font']}: tofu (see {shot})"
+    return drawn
+
+
+def test_chinese_lesson_page_shows_no_tofu(static_site, tmp_path):
+    """The Chinese lesson 02 on the static site (zh/02_mlp_recursion.html): <html lang="zh-CN">, its Chinese
+    first heading in the page, the language switch back to English, maths typeset by the site's MathJax one
+    folder up, and the heading's characters drawn with real glyphs in the page's own font, not as boxes
+    (screenshots in tmp_path: the page and the glyphs). Without a CJK font this fails with "drawn as the
+    missing-glyph box (tofu)"."""
+    _need_cjk_font()
+    import nbformat
+    from conftest import load_tool
+
+    lesson = ROOT / "notebooks" / "zh" / "02_mlp_recursion.ipynb"
+    title = load_tool("build_site").lesson_title(nbformat.read(lesson, as_version=4))
+    failed, errors = [], []
+    with _chromium_page() as (page, expect):
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("response", lambda r: failed.append(f"{r.status} {r.url}") if r.status >= 400 else None)
+        page.goto(f"{static_site}/zh/02_mlp_recursion.html")
+        expect(page.locator("html")).to_have_attribute("lang", "zh-CN")
+        heading = page.locator(".jp-MarkdownCell h1").first
+        expect(heading).to_contain_text(title)
+        expect(page.locator("nav.ntk-nav a.ntk-lang").first).to_have_attribute("href", "../02_mlp_recursion.html")
+        expect(page.locator("html")).to_have_attribute("data-mathjax", "typeset")     # the page as a reader sees it
+        page.evaluate("document.fonts.ready")
+        page.screenshot(path=str(tmp_path / "zh_lesson02.png"))
+        _chinese_glyphs_are_drawn(heading, tmp_path / "zh_lesson02_glyphs.png")
+    assert not failed, f"requests that failed (../mathjax/, ../site.css?): {failed}"
     assert not errors, f"console errors: {errors}"

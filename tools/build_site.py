@@ -6,6 +6,12 @@ Each notebooks/NN_name.ipynb (already executed by tools/build_notebooks.py) beco
 previous/next links and a link back to index.html, which lists the lessons in a table (title from each
 lesson's first heading, book section and description from lesson 00's map). ERRATA.md becomes errata.html.
 
+The Chinese edition (notebooks/zh/NN_name.ipynb) is built the same way into zh/: zh/NN_name.html, its own
+zh/index.html (from the Chinese lesson 00's map) and <html lang="zh-CN">; the site's own words (navigation,
+index, snapshot notes) are in Chinese there. Every page has a language switch: an English lesson links its
+Chinese twin ("中文"), a Chinese lesson its English one ("English"), the index pages each other (a page
+without a twin, such as the errata page, links the other edition's index).
+
 Nothing is loaded from another host:
 - MathJax 2.7 is copied into the site (mathjax/) from the PyPI package ``jupyter-server-mathjax``;
 - nbconvert's lab template links require.js, the widget manager and mermaid from CDNs: those blocks are
@@ -14,10 +20,11 @@ Nothing is loaded from another host:
   the settings its controls had, and the text and plots its Output widget showed at those settings
   (from the notebook's widget state), with a note that moving the sliders needs JupyterLab or Voila.
 
-Links between lessons (NN_name.ipynb) become NN_name.html, links to ERRATA.md become errata.html; links to
-other course files (exercises, README) are not part of the site and become plain text naming the file.
-Fails if a lesson contains an error output. Serve the folder (``python -m http.server -d build/site``) or
-open index.html directly.
+Links are resolved as paths of the course and pointed at the page that shows that file: lessons
+(notebooks/NN_name.ipynb, notebooks/zh/NN_name.ipynb) become their pages, ERRATA.md becomes errata.html (in
+English only: Chinese lessons link ../errata.html); links to other course files (exercises, README) are not
+part of the site and become plain text naming the file. Fails if a lesson contains an error output. Serve the
+folder (``python -m http.server -d build/site``) or open index.html directly.
 """
 
 from __future__ import annotations
@@ -73,12 +80,15 @@ MathJax.Hub.Register.StartupHook("End", function () {
   document.documentElement.setAttribute("data-mathjax", "typeset");
 });
 </script>
-<script src="mathjax/MathJax.js?config=%s"></script>""" % MATHJAX_CONFIG
+<script src="{root}mathjax/MathJax.js?config=%s"></script>""" % MATHJAX_CONFIG
 
-# The site's style sheet, and an empty icon (no request for a missing /favicon.ico).
-SITE_HEAD = '<link rel="stylesheet" href="site.css">\n<link rel="icon" href="data:,">'
+# The site's style sheet, and an empty icon (no request for a missing /favicon.ico). In both heads {root} is
+# the way from a page's folder to the site's top folder ("" or "../").
+SITE_HEAD = '<link rel="stylesheet" href="{root}site.css">\n<link rel="icon" href="data:,">'
 
 # nbconvert's lab template, minus everything that would load from a CDN, plus the site's CSS and navigation.
+# Code cells are shown as Pygments highlights them, without the lab template's extra pass through bleach:
+# Pygments escapes the code already, and that pass took half of the build time.
 TEMPLATE = """{%- extends 'index.html.j2' -%}
 {%- block html_head_js_requirejs -%}{%- endblock html_head_js_requirejs -%}
 {%- block jupyter_widgets -%}{%- endblock jupyter_widgets -%}
@@ -87,6 +97,13 @@ TEMPLATE = """{%- extends 'index.html.j2' -%}
 {%- block html_head_css -%}{{ resources.ntk_head }}{%- endblock html_head_css -%}
 {%- block body_header -%}{{ super() }}{{ resources.ntk_nav }}{%- endblock body_header -%}
 {%- block body_footer -%}{{ resources.ntk_nav }}{{ super() }}{%- endblock body_footer -%}
+{% block input %}
+<div class="jp-CodeMirrorEditor jp-Editor jp-InputArea-editor" data-type="inline">
+     <div class="cm-editor cm-s-jupyter">
+{{ cell.source | highlight_code(metadata=cell.metadata) }}
+     </div>
+</div>
+{%- endblock input %}
 """
 
 CSS = """/* ntk-notebooks static site */
@@ -115,7 +132,83 @@ main > .ntk-nav:last-child { margin-top: 2rem; }
 .jp-RenderedHTMLCommon .ntk-widget-note code { background: #f3ecd6; padding: 0 0.2rem; border-radius: 3px; }
 .ntk-offsite { border-bottom: 1px dotted #59636e; }
 .ntk-errata main { max-width: 62rem; margin: 0 auto; }
+.ntk-index .ntk-nav { margin: 0 0 0.5rem; }
 """
+
+
+class Edition:
+    """One language of the course: lessons in notebooks/<folder>/, pages in <site>/<folder>/."""
+
+    def __init__(self, lang: str, folder: str, name: str, text: dict[str, str]):
+        self.lang = lang          # <html lang> of its pages (BCP 47)
+        self.folder = folder      # "" (English) or "zh": the same folder under notebooks/ and under the site
+        self.name = name          # the text of the language switch that leads to this edition, in its language
+        self.text = text          # the site's own words on its pages
+
+    def __repr__(self) -> str:
+        return f"Edition({self.lang!r})"
+
+    @property
+    def source(self) -> Path:
+        return LESSONS / self.folder
+
+    @property
+    def course_dir(self) -> str:
+        """Its lessons' folder as a course path ("notebooks", "notebooks/zh"): the base of their links."""
+        return posixpath.join("notebooks", self.folder) if self.folder else "notebooks"
+
+    def page(self, name: str) -> str:
+        """The site path of one of its pages ("02_mlp_recursion.html" -> "zh/02_mlp_recursion.html")."""
+        return posixpath.join(self.folder, name) if self.folder else name
+
+    def dashboard(self, stem: str) -> str:
+        """What ``make dashboard LESSON=...`` needs to serve one of its lessons."""
+        return self.page(stem)
+
+
+ENGLISH = Edition("en", "", "English", {
+    "nav": "lessons",
+    "home": "All lessons",
+    "errata": "Errata",
+    "snapshot": ("<strong>Static snapshot</strong>{at}. Moving the sliders needs a running Python: open the "
+                 "lesson in JupyterLab (<code>make lab</code>) or as a dashboard "
+                 "(<code>make dashboard LESSON={lesson}</code>)."),
+    "snapshot_at": " at {settings}",
+    "no_output": " (This widget saved no output.)",
+    "title": "NTK lessons",
+    "heading": "Neural tangent kernel lessons",
+    "lead": ("The executed lessons of ntk-notebooks: every number and plot as computed. Section numbers\n"
+             "follow chapter 4 of the textbook; start with lesson 00."),
+    "columns": "#|lesson|book section|what you will see",
+    "errata_note": ("Where the textbook or the overview is wrong, the lessons say so and show the correct "
+                    "statement with an experiment; every such error is listed on the "
+                    '<a href="{errata}">errata page</a>.'),
+    "static_note": ("This site is static: the slider panels show a snapshot at their default settings. To move "
+                    "the sliders\nand run the code, open the lessons in JupyterLab (<code>make lab</code>) or one "
+                    "lesson as a dashboard\n(<code>make dashboard LESSON={lesson}</code>)."),
+})
+
+CHINESE = Edition("zh-CN", "zh", "中文", {
+    "nav": "课程导航",
+    "home": "全部课程",
+    "errata": "勘误表（英文）",
+    "snapshot": ("<strong>静态快照</strong>{at}。拖动滑块需要运行中的 Python：在 JupyterLab 中打开本课"
+                 "（<code>make lab</code>），或把它作为仪表板打开（<code>make dashboard LESSON={lesson}</code>）。"),
+    "snapshot_at": "，设置为 {settings}",
+    "no_output": "（这个控件没有保存输出。）",
+    "title": "NTK 课程（中文版）",
+    "heading": "神经正切核课程",
+    "lead": ("ntk-notebooks 已执行的课程：每个数字、每张图都是实际运行的结果。各节编号与教材第 4 章一致；"
+             "请从第 00 课开始。"),
+    "columns": "#|课程|教材章节|你将看到的内容",
+    "errata_note": ("凡是教材或综述有误的地方，课程都会指出，并用实验给出正确的说法；所有这些错误都列在"
+                    '<a href="{errata}">勘误表</a>（英文）中。'),
+    "static_note": ("本网站是静态的：滑块面板显示的是默认设置下的快照。要拖动滑块、运行代码，请在 JupyterLab 中"
+                    "打开课程（<code>make lab</code>），或把某一课作为仪表板打开"
+                    "（<code>make dashboard LESSON={lesson}</code>）。"),
+})
+
+EDITIONS = (ENGLISH, CHINESE)
 
 
 class Lesson(NamedTuple):
@@ -134,7 +227,7 @@ class Lesson(NamedTuple):
 
     @property
     def short_title(self) -> str:
-        return self.title.split(":")[0].strip()
+        return re.split(r"[:：]", self.title, maxsplit=1)[0].strip()
 
 
 def lesson_title(nb) -> str:
@@ -150,8 +243,14 @@ def _table_rows(markdown: str):
             yield [cell.strip() for cell in line.strip("|").split("|")]
 
 
+# Header words of lesson 00's tables, in every edition: the lessons table's book-section column, and the
+# first column of the exercises table (skipped).
+SECTION_WORDS, BOOK_WORDS, EXERCISE_WORDS = ("section", "章节"), ("book", "教材"), ("exercise", "习题")
+
+
 def lesson_map(nb00) -> dict[str, tuple[str, str]]:
-    """{"02": (book section, description)} from the lesson table in lesson 00 ("| notebook | book | ...|")."""
+    """{"02": (book section, description)} from the lesson table in lesson 00 ("| lesson | book section | ...|",
+    in Chinese "| 课程 | 教材章节 | ...|")."""
     found: dict[str, tuple[str, str]] = {}
     for cell in nb00.cells:
         if cell.cell_type != "markdown":
@@ -161,9 +260,9 @@ def lesson_map(nb00) -> dict[str, tuple[str, str]]:
             continue
         header = [h.lower() for h in rows[0]]
         middle = range(1, len(header) - 1)                  # first column: the lesson; last: the description
-        section_col = next((i for i in middle if "section" in header[i]),
-                           next((i for i in middle if "book" in header[i]), None))
-        if section_col is None or "exercise" in header[0]:
+        section_col = next((i for i in middle if any(w in header[i] for w in SECTION_WORDS)),
+                           next((i for i in middle if any(w in header[i] for w in BOOK_WORDS)), None))
+        if section_col is None or any(w in header[0] for w in EXERCISE_WORDS):
             continue
         for row in rows[1:]:
             number = re.search(r"\b(\d\d)\b", row[0])
@@ -175,14 +274,14 @@ def lesson_map(nb00) -> dict[str, tuple[str, str]]:
 def _first_cell_section(nb) -> str:
     """The italic source line under a lesson's title, e.g. "*Chapter 4.1.*" -> "Chapter 4.1"."""
     for line in nb.cells[0].source.splitlines()[1:8]:
-        match = re.fullmatch(r"\*([^*]+?)\.?\*", line.strip())
+        match = re.fullmatch(r"\*([^*]+?)[.。]?\*", line.strip())
         if match:
             return match.group(1)
     return "—"
 
 
-def read_lessons() -> list[Lesson]:
-    paths = sorted(LESSONS.glob("[0-9][0-9]_*.ipynb"))
+def read_lessons(edition: Edition = ENGLISH) -> list[Lesson]:
+    paths = sorted(edition.source.glob("[0-9][0-9]_*.ipynb"))
     notebooks = {p: nbformat.read(p, as_version=4) for p in paths}
     table = lesson_map(notebooks[paths[0]]) if paths else {}
     lessons = []
@@ -219,7 +318,7 @@ def _control_value(state: dict) -> str | None:
     return str(value)
 
 
-def widget_snapshot(model_id: str, state: dict, lesson_stem: str) -> list:
+def widget_snapshot(model_id: str, state: dict, lesson_stem: str, edition: Edition = ENGLISH) -> list:
     """The outputs that replace one widget view: a note with the control settings, then the text and
     plots its Output widgets showed (as saved in the notebook's widget state)."""
     controls: list[tuple[str, str]] = []
@@ -244,13 +343,13 @@ def widget_snapshot(model_id: str, state: dict, lesson_stem: str) -> list:
             walk(child)
 
     walk(model_id)
+    words = edition.text
     settings = " · ".join(f"{html.escape(k)} = {html.escape(v)}" for k, v in controls)
-    note = (f'<div class="ntk-widget-note"><strong>Static snapshot</strong>'
-            f'{" at " + settings if settings else ""}. Moving the sliders needs a running Python: open the '
-            f'lesson in JupyterLab (<code>make lab</code>) or as a dashboard '
-            f'(<code>make dashboard LESSON={html.escape(lesson_stem)}</code>).</div>')
+    note = words["snapshot"].format(at=words["snapshot_at"].format(settings=settings) if settings else "",
+                                    lesson=html.escape(edition.dashboard(lesson_stem)))
     if not outputs:
-        note = note.replace("</div>", " (This widget saved no output.)</div>")
+        note += words["no_output"]
+    note = f'<div class="ntk-widget-note">{note}</div>'
     return [nbformat.v4.new_output("display_data", data={"text/html": note}), *outputs]
 
 
@@ -261,7 +360,7 @@ def is_progress_bar(model_id: str, state: dict) -> bool:
     return any(c.get("model_name") in ("FloatProgressModel", "IntProgressModel") for c in children)
 
 
-def freeze_widgets(nb, lesson_stem: str):
+def freeze_widgets(nb, lesson_stem: str, edition: Edition = ENGLISH):
     """A copy of ``nb`` in which every widget view is replaced by its static snapshot (see above) and
     every progress bar is dropped."""
     nb = copy.deepcopy(nb)
@@ -275,7 +374,7 @@ def freeze_widgets(nb, lesson_stem: str):
             if view is None:
                 new_outputs.append(output)
             elif not is_progress_bar(view["model_id"], state):
-                new_outputs.extend(widget_snapshot(view["model_id"], state, lesson_stem))
+                new_outputs.extend(widget_snapshot(view["model_id"], state, lesson_stem, edition))
         cell.outputs = new_outputs
     nb.metadata.pop("widgets", None)
     return nb
@@ -286,30 +385,41 @@ _ANCHOR = re.compile(r'<a\s([^>]*?)href="([^"]*)"([^>]*)>(.*?)</a>', re.S)
 _HEADING = re.compile(r'<h([1-6])([^>]*)\sid="([^"]+)"([^>]*)>(.*?)</h\1>', re.S)
 
 
-def site_target(href: str, lessons: set[str], has_errata: bool) -> str | None:
-    """Where a link of a lesson or of ERRATA.md points in the site (None: a course file not in the site)."""
+def relative(target: str, here: str) -> str:
+    """The link from a page in the site folder ``here`` ("" or "zh") to the site path ``target``."""
+    return posixpath.relpath(target, here or ".")
+
+
+def site_targets(editions: dict[Edition, list[Lesson]] | None = None, has_errata: bool = True) -> dict[str, str]:
+    """{course path: site path} of every course file the site shows: "notebooks/zh/02_mlp_recursion" (a lesson,
+    without its extension: .ipynb, .py and .html all lead there) -> "zh/02_mlp_recursion.html",
+    "ERRATA.md" -> "errata.html"."""
+    targets = {"ERRATA.md": "errata.html"} if has_errata else {}
+    for edition, lessons in (editions or {}).items():
+        for lesson in lessons:
+            targets[f"{edition.course_dir}/{lesson.path.stem}"] = edition.page(lesson.html_name)
+    return targets
+
+
+def site_target(href: str, base: str, targets: dict[str, str], here: str = "") -> str | None:
+    """Where a link of a course file in the folder ``base`` ("notebooks", "notebooks/zh", "" for ERRATA.md)
+    points in the site, relative to the page's site folder ``here`` (None: a course file not in the site)."""
     if href.startswith("#") or re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", href):
         return href                                                   # in-page or another site: unchanged
     path, _, fragment = href.partition("#")
     fragment = f"#{fragment}" if fragment else ""
-    name = posixpath.basename(posixpath.normpath(path)) if path else ""
-    stem, ext = posixpath.splitext(name)
-    if name == "ERRATA.md":
-        return f"errata.html{fragment}" if has_errata else None
-    folder = posixpath.dirname(posixpath.normpath(path))
-    if ext in (".ipynb", ".html", ".py") and stem in lessons and folder in ("", "notebooks", "../notebooks"):
-        return f"{stem}.html{fragment}"
-    if name in ("", "index.html", "errata.html"):
-        return href
-    return None
+    course = posixpath.normpath(posixpath.join(base, path))
+    stem, ext = posixpath.splitext(course)
+    target = targets.get(course) or (targets.get(stem) if ext in (".ipynb", ".py", ".html") else None)
+    return None if target is None else relative(target, here) + fragment
 
 
-def rewrite_links(page: str, lessons: set[str], has_errata: bool, base: str) -> str:
-    """Point links into the site; ``base`` = the source's folder in the course ("notebooks" or "")."""
+def rewrite_links(page: str, base: str, targets: dict[str, str], here: str = "") -> str:
+    """Point the links of a page rendered from a course file in the folder ``base`` into the site."""
 
     def fix(match: re.Match) -> str:
         before, href, after, text = match.groups()
-        target = site_target(html.unescape(href), lessons, has_errata)
+        target = site_target(html.unescape(href), base, targets, here)
         if target is None:
             course_file = posixpath.normpath(posixpath.join(base, html.unescape(href)))
             return (f'<span class="ntk-offsite" title="not in this site: the course file '
@@ -341,55 +451,72 @@ def add_heading_aliases(page: str) -> str:
 
 
 # ------------------------------------------------------------------------------------------------ pages
-def navigation(lessons: list[Lesson], i: int | None, has_errata: bool) -> str:
-    """Previous/next links, the index and the errata page (``i`` = this lesson's position, None: errata)."""
+def language_switch(edition: Edition, target: str, here: str) -> str:
+    """The link to ``edition``'s version of a page (site path ``target``), from a page in ``here``."""
+    return (f'<a class="ntk-lang" href="{html.escape(relative(target, here))}" hreflang="{edition.lang}" '
+            f'lang="{edition.lang}">{edition.name}</a>')
+
+
+def navigation(lessons: list[Lesson], i: int | None, has_errata: bool, edition: Edition = ENGLISH,
+               switches: str = "") -> str:
+    """Previous/next links, the index, the errata page and the language switch (``i`` = this lesson's position,
+    None: a page that is no lesson). The page lies in ``edition``'s folder (errata.html: English)."""
+    words, errata = edition.text, relative("errata.html", edition.folder)
     parts = []
     if i is not None and i > 0:
         prev = lessons[i - 1]
         parts.append(f'<a class="ntk-prev" rel="prev" href="{prev.html_name}">← {html.escape(prev.short_title)}</a>')
-    parts.append('<a class="ntk-home" href="index.html">All lessons</a>')
+    parts.append(f'<a class="ntk-home" href="index.html">{words["home"]}</a>')
     if has_errata:
-        parts.append('<a class="ntk-errata" href="errata.html">Errata</a>')
+        parts.append(f'<a class="ntk-errata" href="{errata}">{words["errata"]}</a>')
+    parts.append(switches)
     if i is not None and i + 1 < len(lessons):
         nxt = lessons[i + 1]
         parts.append(f'<a class="ntk-next" rel="next" href="{nxt.html_name}">{html.escape(nxt.short_title)} →</a>')
-    return '<nav class="ntk-nav" aria-label="lessons">' + "".join(parts) + "</nav>"
+    return f'<nav class="ntk-nav" aria-label="{words["nav"]}">' + "".join(parts) + "</nav>"
 
 
-def index_page(lessons: list[Lesson], has_errata: bool) -> str:
+def head(edition: Edition) -> tuple[str, str]:
+    """The site's style sheet and MathJax, as linked from a page in ``edition``'s folder."""
+    root = relative(".", edition.folder) + "/" if edition.folder else ""
+    return SITE_HEAD.replace("{root}", root), MATHJAX_HEAD.replace("{root}", root)
+
+
+def index_page(lessons: list[Lesson], has_errata: bool, edition: Edition = ENGLISH, switches: str = "") -> str:
+    words = edition.text
     rows = "\n".join(
         f'<tr><td class="ntk-num">{lesson.number}</td>'
         f'<td><a href="{lesson.html_name}">{html.escape(lesson.title.split("·", 1)[-1].strip())}</a></td>'
         f'<td class="ntk-section">{inline_markdown(lesson.section)}</td>'
         f"<td>{inline_markdown(lesson.description)}</td></tr>"
         for lesson in lessons)
-    errata = ('<p>Where the textbook or the overview is wrong, the lessons say so and show the correct statement '
-              'with an experiment; every such error is listed on the <a href="errata.html">errata page</a>.</p>'
+    errata = (f'<p>{words["errata_note"].format(errata=relative("errata.html", edition.folder))}</p>'
               if has_errata else "")
+    columns = "".join(f"<th>{c}</th>" for c in words["columns"].split("|"))
+    nav = f'<nav class="ntk-nav" aria-label="{words["nav"]}">{switches}</nav>\n' if switches else ""
+    site_css, mathjax = head(edition)
+    static_note = words["static_note"].format(lesson=edition.dashboard("02_mlp_recursion"))
     return f"""<!DOCTYPE html>
-<html lang="en">
+<html lang="{edition.lang}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
-<title>NTK lessons</title>
-{SITE_HEAD}
-{MATHJAX_HEAD}
+<title>{words["title"]}</title>
+{site_css}
+{mathjax}
 </head>
 <body class="ntk-index">
 <main>
-<h1>Neural tangent kernel lessons</h1>
-<p class="ntk-lead">The executed lessons of ntk-notebooks: every number and plot as computed. Section numbers
-follow chapter 4 of the textbook; start with lesson 00.</p>
+{nav}<h1>{words["heading"]}</h1>
+<p class="ntk-lead">{words["lead"]}</p>
 <table class="ntk-lessons">
-<thead><tr><th>#</th><th>lesson</th><th>book section</th><th>what you will see</th></tr></thead>
+<thead><tr>{columns}</tr></thead>
 <tbody>
 {rows}
 </tbody>
 </table>
 {errata}
-<p>This site is static: the slider panels show a snapshot at their default settings. To move the sliders
-and run the code, open the lessons in JupyterLab (<code>make lab</code>) or one lesson as a dashboard
-(<code>make dashboard LESSON=02_mlp_recursion</code>).</p>
+<p>{static_note}</p>
 </main>
 </body>
 </html>
@@ -407,40 +534,64 @@ def copy_mathjax(out: Path) -> None:
     shutil.copytree(static, out / "mathjax", ignore=shutil.ignore_patterns("__pycache__"))
 
 
+NAV_MARK = "<!-- ntk-nav -->"     # where the template puts the navigation, filled in after the links are rewritten
+
+
 def build_site(out: Path) -> list[Path]:
+    """Write the site into ``out``; returns the lesson pages, English first (out/NN_name.html), then every other
+    edition that has lessons (out/zh/NN_name.html)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     copy_mathjax(out)
     (out / "site.css").write_text(CSS, encoding="utf-8")
     exporter = HTMLExporter(template_name="lab", extra_loaders=[DictLoader({"ntk_site.html.j2": TEMPLATE})],
                             template_file="ntk_site.html.j2")
-    lessons = read_lessons()
-    stems = {lesson.path.stem for lesson in lessons}
+    editions = {e: read_lessons(e) for e in EDITIONS if e is ENGLISH or any(e.source.glob("[0-9][0-9]_*.ipynb"))}
     has_errata = ERRATA.exists()
+    targets = site_targets(editions, has_errata)
 
-    def export(nb, name: str, title: str, nav: str, body_class: str, base: str) -> Path:
+    def switches(edition: Edition, name: str) -> str:
+        """Language links from ``edition``'s page ``name`` to its twins (or the other editions' index)."""
+        links = []
+        for other in editions:
+            if other is not edition:
+                twin = other.page(name) if other.page(name) in targets.values() else other.page("index.html")
+                links.append(language_switch(other, twin, edition.folder))
+        return "".join(links)
+
+    def export(nb, edition: Edition, name: str, title: str, nav: str, body_class: str, base: str) -> Path:
         nb.metadata["title"] = title
-        resources = {"ntk_mathjax": MATHJAX_HEAD, "ntk_head": SITE_HEAD, "ntk_nav": nav, "metadata": {"name": title}}
+        site_css, mathjax = head(edition)
+        resources = {"ntk_mathjax": mathjax, "ntk_head": site_css, "ntk_nav": NAV_MARK,
+                     "metadata": {"name": title}}
         body, _ = exporter.from_notebook_node(nb, resources=resources)
         body = body.replace('<body class="jp-Notebook"', f'<body class="jp-Notebook {body_class}"', 1)
-        body = add_heading_aliases(rewrite_links(body, stems, has_errata, base))
-        page = out / name
+        body = body.replace('<html lang="en">', f'<html lang="{edition.lang}">', 1)
+        body = add_heading_aliases(rewrite_links(body, base, targets, edition.folder)).replace(NAV_MARK, nav)
+        page = out / edition.page(name)
+        page.parent.mkdir(parents=True, exist_ok=True)
         page.write_text(body, encoding="utf-8")
         return page
 
     pages = []
-    for i, lesson in enumerate(lessons):
-        nb = nbformat.read(lesson.path, as_version=4)
-        errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
-        if errors:
-            raise RuntimeError(f"{lesson.path.name} has {len(errors)} error output(s); "
-                               "rebuild it with tools/build_notebooks.py")
-        pages.append(export(freeze_widgets(nb, lesson.path.stem), lesson.html_name, lesson.title,
-                            navigation(lessons, i, has_errata), "ntk-page", "notebooks"))
+    for edition, lessons in editions.items():
+        for i, lesson in enumerate(lessons):
+            nb = nbformat.read(lesson.path, as_version=4)
+            errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
+            if errors:
+                raise RuntimeError(f"{lesson.path.relative_to(ROOT)} has {len(errors)} error output(s); "
+                                   "rebuild it with tools/build_notebooks.py")
+            nav = navigation(lessons, i, has_errata, edition, switches(edition, lesson.html_name))
+            pages.append(export(freeze_widgets(nb, lesson.path.stem, edition), edition, lesson.html_name,
+                                lesson.title, nav, "ntk-page", edition.course_dir))
+        index = index_page(lessons, has_errata, edition, switches(edition, "index.html"))
+        (out / edition.page("index.html")).write_text(index, encoding="utf-8")
     if has_errata:
-        errata = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(ERRATA.read_text(encoding="utf-8"))])
-        export(errata, "errata.html", "Errata", navigation(lessons, None, True), "ntk-page ntk-errata", "")
-    (out / "index.html").write_text(index_page(lessons, has_errata), encoding="utf-8")
+        text = nbformat.v4.new_markdown_cell(ERRATA.read_text(encoding="utf-8"), id="errata")   # same id each time
+        errata = nbformat.v4.new_notebook(cells=[text])
+        export(errata, ENGLISH, "errata.html", "Errata",
+               navigation(editions[ENGLISH], None, True, ENGLISH, switches(ENGLISH, "errata.html")),
+               "ntk-page ntk-errata", "")
     return pages
 
 
@@ -450,4 +601,6 @@ if __name__ == "__main__":
         print(page)
     if (target / "errata.html").exists():
         print(target / "errata.html")
-    print(target / "index.html")
+    for edition in EDITIONS:
+        if (target / edition.page("index.html")).exists():
+            print(target / edition.page("index.html"))
