@@ -99,7 +99,7 @@ def register(constructor: Callable[[], Activation]) -> Callable[[], Activation]:
 @register
 def relu() -> Activation:
     """ReLU, with the arc-cosine closed form (Cho & Saul 2009)."""
-    return Activation("relu", torch.relu, _abrelu_dual(0.0, 1.0))
+    return Activation("relu", torch.relu, _abrelu_dual(0.0, 1.0), piecewise_linear=(0.0, 1.0))
 
 
 @register
@@ -109,7 +109,7 @@ def leaky_relu(negative_slope: float = 0.01) -> Activation:
     if not math.isfinite(slope):
         raise ValueError(f"negative_slope must be a finite number, got {negative_slope!r}")
     return Activation(f"leaky_relu({slope:g})", lambda x: nn.functional.leaky_relu(x, slope),
-                      _abrelu_dual(slope, 1.0))
+                      _abrelu_dual(slope, 1.0), piecewise_linear=(slope, 1.0))
 
 
 @register
@@ -133,7 +133,7 @@ def tanh() -> Activation:
 @register
 def identity() -> Activation:
     """No nonlinearity (a deep linear network): ``E = Sigma``, ``E[phi' phi'] = 1``."""
-    return Activation("identity", lambda x: x, _identity_dual)
+    return Activation("identity", lambda x: x, _identity_dual, piecewise_linear=(1.0, 1.0))
 
 
 def elementwise(fn: Callable[[Tensor], Tensor], name: str = "elementwise") -> Activation:

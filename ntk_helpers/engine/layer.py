@@ -92,7 +92,8 @@ class Layer:
 
     # -- the two public entry points -------------------------------------------------------
     def kernel(self, x1, x2=None, *, block_size: int | None = None, progress: bool = False,
-               memory_budget: float | None = None, pair_dtype: torch.dtype | None = None) -> Kernel:
+               memory_budget: float | None = None, pair_dtype: torch.dtype | None = None,
+               compiled: bool | None = None) -> Kernel:
         """Infinite-width NNGP and NTK of this architecture on ``x1`` and ``x2``.
 
         Inputs are vectors (n, d) or images (n, C, H, W); ``x2=None`` means ``x2 = x1``. Returns a
@@ -110,17 +111,34 @@ class Layer:
         is float64. Measured by ``benchmarks/bench_cnn_kernel.py`` (largest NTK error relative to the largest
         entry): 3e-8 for 3 conv + ReLU layers with global average pooling, 2e-7 for a depth-3 ReLU MLP,
         instead of 1e-15; rounding errors grow with depth. The returned kernel is always float64.
+
+        Pooled CNNs (``conv`` with stride 1 and padding "same", each followed by ``relu``, ``leaky_relu`` or
+        ``identity``, then ``global_avg_pool()``) on float64 CPU images take a compiled path
+        (:mod:`~ntk_helpers.engine.compiled`: one pair of images at a time, every layer fused, in the cache;
+        its working memory is a few pixel-pair buffers per thread, checked against ``memory_budget``).
+        ``block_size`` (blocks of the eager path), ``pair_dtype=torch.float32`` or ``compiled=False`` choose
+        the eager path; ``compiled=True`` raises ``ValueError`` saying why when the compiled path cannot
+        compute this kernel.
         """
         t1, t2 = check_pair(x1, x2, ndim=(2, 4))
         if pair_dtype is not None:
             if pair_dtype not in (torch.float32, torch.float64):
                 raise ValueError(f"pair_dtype must be torch.float32 or torch.float64, got {pair_dtype!r}")
             t1, t2 = t1.to(pair_dtype), (None if t2 is None else t2.to(pair_dtype))
+        budget = planning.DEFAULT_MEMORY_BUDGET if memory_budget is None else memory_budget
+        if isinstance(budget, bool) or not isinstance(budget, (int, float)) or not budget > 0:
+            raise ValueError(f"memory_budget must be a positive number of bytes, got {memory_budget!r}")
+        if compiled is not False:
+            from . import compiled as compiled_path
+            plan, why_not = compiled_path.plan(self, t1, t2)
+            if block_size is not None:
+                plan, why_not = None, "block_size= asks for the eager path's blocks"
+            if plan is not None:
+                return compiled_path.pooled_kernel(plan, t1, t2, progress=progress, memory_budget=float(budget))
+            if compiled:
+                raise ValueError(f"compiled=True, but the compiled path cannot compute this kernel: {why_not}")
         same_position = planning.starts_same_position(self)
         if block_size is None:
-            budget = planning.DEFAULT_MEMORY_BUDGET if memory_budget is None else memory_budget
-            if isinstance(budget, bool) or not isinstance(budget, (int, float)) or not budget > 0:
-                raise ValueError(f"memory_budget must be a positive number of bytes, got {memory_budget!r}")
             block_size = planning.choose_block(self, t1, t2, float(budget))
         with heap_reuse():
             if block_size is None:
