@@ -117,7 +117,7 @@ def test_overflow_names_the_layer():
 def test_the_angle_is_atan2_to_rounding():
     """The branch-free arctangent against the C library's atan2 over 600 orders of magnitude."""
     numba = compiled.numba
-    angle = compiled._angle_function()
+    angle = compiled._angle
 
     @numba.njit
     def angles(r, c, out):

@@ -219,7 +219,6 @@ def _runner(p: Plan, height: int, width: int, threads: int):
 @functools.lru_cache(maxsize=None)
 def _pairs_function(kh: int, kw: int):
     """The compiled function for filters of kh x kw taps (constants, so the tap loops unroll)."""
-    angle = _angle_function()
 
     @numba.njit(nogil=True, error_model="numpy", cache=True)
     def pairs(x1, x2, var1, var2, rows, cols, height, width, top, left, sigma_w2, sigma_b2, jump, mean_slope_sq,
@@ -301,7 +300,7 @@ def _pairs_function(kh: int, kw: int):
                         d = prod - cov * cov
                         r = math.sqrt(d if d > 0.0 else 0.0)
                         # a unit with zero variance has no direction: pi/2, as neural-tangents
-                        t = angle(r, cov)
+                        t = _angle(r, cov)
                         t = t if prod != 0.0 else math.pi / 2
                         e_dot = slope - jmp * t
                         F[np.uintp(o + q)] = jmp * r + e_dot * cov
@@ -327,37 +326,33 @@ def _pairs_function(kh: int, kw: int):
 
 
 # Cephes atan (S. L. Moshier): atan(u) = u + u z P(z) / Q(z), z = u^2, for |u| <= tan(pi / 8)
-_P = (-8.750608600031904122785e-1, -1.615753718733365076637e1, -7.500855792314704667340e1,
-      -1.228866684490136173410e2, -6.485021904942025371773e1)
-_Q = (2.485846490142306297962e1, 1.650270098316988542046e2, 4.328810604912902668951e2,
-      4.853903996359136964868e2, 1.945506571482613964425e2)
+_P0, _P1, _P2, _P3, _P4 = (-8.750608600031904122785e-1, -1.615753718733365076637e1, -7.500855792314704667340e1,
+                           -1.228866684490136173410e2, -6.485021904942025371773e1)
+_Q0, _Q1, _Q2, _Q3, _Q4 = (2.485846490142306297962e1, 1.650270098316988542046e2, 4.328810604912902668951e2,
+                           4.853903996359136964868e2, 1.945506571482613964425e2)
+_TAN_PI_8 = math.tan(math.pi / 8)
 
 
-@functools.lru_cache(maxsize=None)
-def _angle_function():
-    p0, p1, p2, p3, p4 = _P
-    q0, q1, q2, q3, q4 = _Q
-    tan_pi_8 = math.tan(math.pi / 8)
+def _angle(r, c):
+    """atan2(r, c) for r >= 0, in [0, pi], without branches (selects only), so that loops calling it vectorize."""
+    ac = abs(c)
+    swap = r > ac
+    big = r if swap else ac
+    small = ac if swap else r
+    m = 1.0 if small > _TAN_PI_8 * big else 0.0              # reduce: atan(t) = pi/4 + atan((t-1)/(t+1))
+    den = big + m * small
+    u = (small - m * big) / (den if den > 0.0 else 1.0)
+    z = u * u
+    a = m * (math.pi / 4) + (u + u * z * ((((_P0 * z + _P1) * z + _P2) * z + _P3) * z + _P4) /
+                             (((((z + _Q0) * z + _Q1) * z + _Q2) * z + _Q3) * z + _Q4))
+    s = 1.0 if swap else 0.0                                  # atan(r / |c|) = pi/2 - atan(|c| / r)
+    a = s * (math.pi / 2) + (1.0 - 2.0 * s) * a
+    n = 1.0 if c < 0.0 else 0.0                               # c < 0: pi - angle
+    return n * math.pi + (1.0 - 2.0 * n) * a
 
-    @numba.njit(inline="always", error_model="numpy", cache=True)
-    def angle(r, c):
-        """atan2(r, c) for r >= 0, in [0, pi], without branches (selects only)."""
-        ac = abs(c)
-        swap = r > ac
-        big = r if swap else ac
-        small = ac if swap else r
-        m = 1.0 if small > tan_pi_8 * big else 0.0             # reduce: atan(t) = pi/4 + atan((t-1)/(t+1))
-        den = big + m * small
-        u = (small - m * big) / (den if den > 0.0 else 1.0)
-        z = u * u
-        a = m * (math.pi / 4) + (u + u * z * ((((p0 * z + p1) * z + p2) * z + p3) * z + p4) /
-                                 (((((z + q0) * z + q1) * z + q2) * z + q3) * z + q4))
-        s = 1.0 if swap else 0.0                                # atan(r / |c|) = pi/2 - atan(|c| / r)
-        a = s * (math.pi / 2) + (1.0 - 2.0 * s) * a
-        n = 1.0 if c < 0.0 else 0.0                             # c < 0: pi - angle
-        return n * math.pi + (1.0 - 2.0 * n) * a
 
-    return angle
+if numba is not None:
+    _angle = numba.njit(inline="always", error_model="numpy", cache=True)(_angle)
 
 
 __all__ = ["Plan", "plan", "pooled_kernel"]
