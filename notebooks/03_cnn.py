@@ -157,7 +157,7 @@ x_test, y_test = nh.motif_sequences(200, seed=1)
 
 def ntk_accuracy(net, train, test, targets, labels, flat_inputs=False, progress=False):
     """Kernel regression with the NTK; accuracy of the sign (2 classes) or argmax (one-hot targets).
-    progress=True shows a bar over the blocks of inputs (sized to fit a memory budget)."""
+    progress=True shows a bar over the pieces of the kernel (pairs of images, or blocks of inputs)."""
     if flat_inputs:
         train, test = train.flatten(1), test.flatten(1)
     n = train.shape[0]
@@ -194,9 +194,9 @@ for other in ("CNN + flatten", "MLP"):
 
 # %% [markdown]
 # **Real images.** scikit-learn ships 1797 handwritten digits of 8 × 8 pixels (nothing is downloaded). With
-# 100 training images, 10 classes (one-hot targets), 200 test images. The next cell is the slowest of all the
-# lessons: it computes two CNN kernels over 300 images, which takes about 20 s on a laptop (longer on a busy
-# machine). A progress bar for each CNN counts the blocks of 25 × 25 images it has finished.
+# 100 training images, 10 classes (one-hot targets), 200 test images. The next cell computes two CNN kernels
+# over 300 images: a few seconds (the first pooled CNN kernel in a session also compiles its fused code once,
+# a few seconds more). A progress bar for each CNN counts the pieces of the kernel it has finished.
 
 # %% tags=["nbval-ignore-output"]
 x_tr, y_tr, labels_tr, x_te, y_te, labels_te = nh.digits(100, 200, seed=0)

@@ -155,7 +155,7 @@ x_test, y_test = nh.motif_sequences(200, seed=1)
 
 def ntk_accuracy(net, train, test, targets, labels, flat_inputs=False, progress=False):
     """Kernel regression with the NTK; accuracy of the sign (2 classes) or argmax (one-hot targets).
-    progress=True shows a bar over the blocks of inputs (sized to fit a memory budget)."""
+    progress=True shows a bar over the pieces of the kernel (pairs of images, or blocks of inputs)."""
     if flat_inputs:
         train, test = train.flatten(1), test.flatten(1)
     n = train.shape[0]
@@ -192,9 +192,9 @@ for other in ("CNN + flatten", "MLP"):
 
 # %% [markdown]
 # **真实图像。** scikit-learn 自带 1797 张 8 × 8 像素的手写数字图像（无需下载任何东西）。我们使用 100
-# 张训练图像、10 个类别（one-hot 目标）和 200 张测试图像。下一个单元是所有课程中最慢的：它要在 300
-# 张图像上计算两个 CNN 核，在笔记本电脑上大约需要 20 s（机器繁忙时更久）。每个 CNN 都有一个进度条，
-# 统计已经算完的 25 × 25 图像块的个数。
+# 张训练图像、10 个类别（one-hot 目标）和 200 张测试图像。下一个单元要在 300 张图像上计算两个 CNN 核：
+# 只需几秒（一次会话中第一个带池化的 CNN 核还要先编译一次它的融合代码，再多几秒）。每个 CNN 都有一个进度条，
+# 统计核中已经算完的部分。
 
 # %% tags=["nbval-ignore-output"]
 x_tr, y_tr, labels_tr, x_te, y_te, labels_te = nh.digits(100, 200, seed=0)
