@@ -43,6 +43,11 @@ from .theory.spectra import center, effective_rank, eigenvalues, normalize
 
 __version__ = "0.2.0"
 
+# plots and sliders in the lesson's language: Chinese in notebooks/zh/ (nothing to do, and no import, in English)
+from .course.language import lesson_language, use_language  # noqa: E402
+
+use_language(lesson_language())
+
 
 def __getattr__(name: str):
     """``nh.plotting`` and ``nh.widgets`` load matplotlib and ipywidgets on first use only, so that scripts and

@@ -1,21 +1,39 @@
-"""The Chinese edition (notebooks/zh/): the same lessons, code identical cell by cell, markdown translated.
+"""The Chinese edition (notebooks/zh/): the same lessons, code identical cell by cell, markdown translated, plots
+and sliders in Chinese.
 
-Its notebooks are built from the executed English ones (tools/build_zh.py), so nbval runs the code once; these
-tests make sure the two editions cannot drift apart."""
+Each Chinese notebook is executed on its own (tools/build_zh.py) in notebooks/zh, where ntk_helpers draws its
+plots and sliders in Chinese (ntk_helpers/course/language.py). The code is the English lesson's, so every printed
+number must be the English notebook's: these tests compare them, so nbval needs to run the code only once."""
 
+import ast
+import configparser
+import json
+import os
 import re
+import subprocess
+import sys
+import warnings
+from io import BytesIO
 from pathlib import Path
 
 import jupytext
+import matplotlib
 import nbformat
 import pytest
 
-from conftest import load_tool
+matplotlib.use("Agg")
+
+from matplotlib.figure import Figure  # noqa: E402
+
+import ntk_helpers as nh  # noqa: E402
+from conftest import load_tool  # noqa: E402
+from ntk_helpers.course import language, zh_labels  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 ENGLISH = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.py"))
 CHINESE = sorted((ROOT / "notebooks" / "zh").glob("[0-9][0-9]_*.py"))
 CJK = re.compile(r"[\u4e00-\u9fff]")
+CHINESE_TEXT = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")   # characters or full-width punctuation
 
 
 def test_every_lesson_has_a_chinese_edition():
@@ -29,20 +47,74 @@ def test_code_cells_are_the_english_lessons_cell_by_cell(source):
     assert not problems, f"{source.name}: {problems}"
 
 
+def read_sanitizers(path: Path) -> list:
+    """nbval's sanitizers (timings, memory addresses): what may differ between two runs of the same code."""
+    config = configparser.ConfigParser(interpolation=None)
+    config.read(path, encoding="utf-8")
+    return [(re.compile(config[name]["regex"]), config[name]["replace"]) for name in config.sections()]
+
+
+SANITIZE = read_sanitizers(ROOT / "tests" / "nbval_sanitize.cfg")
+
+
+def text_outputs(cell) -> dict:
+    """What a cell printed (stdout, stderr, each as one text) or returned as text/plain, and its errors, with
+    nbval's sanitizers applied (a run's timings may differ; its numbers may not)."""
+    found = {"stdout": "", "stderr": "", "text/plain": [], "errors": []}
+    for output in cell.get("outputs", []):
+        if output.output_type == "stream":
+            found[output.name] += output.text
+        elif output.output_type == "error":
+            found["errors"].append(output.ename)
+        elif "text/plain" in output.get("data", {}):
+            found["text/plain"].append(output.data["text/plain"])
+    for pattern, replacement in SANITIZE:
+        found = {key: pattern.sub(replacement, value) if isinstance(value, str)
+                 else [pattern.sub(replacement, item) for item in value] for key, value in found.items()}
+    return found
+
+
+def english_widget_labels(nb) -> list[str]:
+    """Slider, dropdown and option labels with English words in a notebook's saved widget state."""
+    state = nb.metadata.get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {}).get("state", {})
+    labels = [model["state"].get("description", "") for model in state.values()]
+    labels += [label for model in state.values() for label in model["state"].get("_options_labels", [])]
+    return [label for label in labels if language.english_words(label)]
+
+
+def has_image(cell) -> bool:
+    return any("image/png" in output.get("data", {}) for output in cell.get("outputs", []))
+
+
 @pytest.mark.parametrize("source", CHINESE, ids=lambda p: p.stem)
-def test_the_notebook_is_the_executed_english_one_with_chinese_markdown(source):
-    """Code, outputs and cell metadata from the English notebook, markdown from the Chinese source."""
+def test_the_chinese_notebook_ran_the_same_code_to_the_same_results(source):
+    """Built in Chinese from the Chinese source; every text output the English notebook's (except cells whose
+    output may vary: widgets and timing, tagged nbval-ignore-output); a picture wherever English has one."""
+    rebuild = f"rebuild with `python tools/build_zh.py {source.relative_to(ROOT)}`"
     zh = nbformat.read(source.with_suffix(".ipynb"), as_version=4)
     en = nbformat.read((ROOT / "notebooks" / source.name).with_suffix(".ipynb"), as_version=4)
     text = jupytext.read(source)
-    assert len(zh.cells) == len(en.cells) == len(text.cells)
+    assert zh.metadata.get("language") == "zh", f"{source.stem}: not built by tools/build_zh.py; {rebuild}"
+    assert len(zh.cells) == len(en.cells) == len(text.cells), f"{source.stem}: {rebuild}"
     for index, (a, b, t) in enumerate(zip(zh.cells, en.cells, text.cells)):
-        if a.cell_type == "code":
-            assert (a.source, a.outputs, a.metadata) == (b.source, b.outputs, b.metadata), \
-                f"{source.stem} cell {index}: rebuild with `python tools/build_zh.py`"
-        else:
-            assert a.source == t.source, f"{source.stem} cell {index}: rebuild with `python tools/build_zh.py`"
-    assert zh.metadata.get("widgets") == en.metadata.get("widgets")
+        where = f"{source.stem} cell {index}"
+        if a.cell_type != "code":
+            assert a.source == t.source, f"{where}: the markdown is not the Chinese source's; {rebuild}"
+            continue
+        assert a.source == b.source, f"{where}: the code is not the English lesson's; {rebuild}"
+        assert not any(o.output_type == "error" for o in a.outputs), f"{where} raised an error"
+        if "nbval-ignore-output" not in a.metadata.get("tags", []):
+            assert text_outputs(a) == text_outputs(b), \
+                f"{where}: printed output differs from the English notebook's: {text_outputs(a)}"
+        assert has_image(a) or not has_image(b), f"{where}: the English notebook shows a plot here, this one not"
+    assert bool(zh.metadata.get("widgets")) == bool(en.metadata.get("widgets")), f"{source.stem}: widget state"
+    assert not english_widget_labels(zh), f"{source.stem}: sliders in English {english_widget_labels(zh)}; {rebuild}"
+
+
+def test_the_widget_check_finds_english_sliders():
+    """The check above can fail: the English lesson's saved sliders are found."""
+    english = nbformat.read(ROOT / "notebooks" / "02_mlp_recursion.ipynb", as_version=4)
+    assert {"depth", "activation", "sigma_b"} <= set(english_widget_labels(english))
 
 
 @pytest.mark.parametrize("source", CHINESE, ids=lambda p: p.stem)
@@ -82,3 +154,214 @@ def test_section_numbers_and_formulas_are_kept(source):
         assert sections(a.source) == sections(b.source), f"{source.stem} cell {index}: section numbers differ"
         missing = formulas(a.source) - formulas(b.source)
         assert not missing, f"{source.stem} cell {index}: formulas missing from the translation: {sorted(missing)[:3]}"
+
+
+# --- the lesson's language: chosen by the variable, then by the folder ------------------------------------------
+
+def test_lesson_language_follows_the_variable_then_the_folder(monkeypatch, tmp_path):
+    (tmp_path / "zh").mkdir()
+    monkeypatch.delenv("NTK_LESSON_LANGUAGE", raising=False)
+    monkeypatch.chdir(tmp_path / "zh")
+    assert language.lesson_language() == "zh"
+    monkeypatch.setenv("NTK_LESSON_LANGUAGE", "en")
+    assert language.lesson_language() == "en"
+    monkeypatch.chdir(tmp_path)
+    assert language.lesson_language() == "en"
+    monkeypatch.setenv("NTK_LESSON_LANGUAGE", "zh")
+    assert language.lesson_language() == "zh"
+    monkeypatch.setenv("NTK_LESSON_LANGUAGE", "")                 # empty: as if unset
+    assert language.lesson_language() == "en"
+
+
+def test_a_bad_language_variable_is_an_error_that_names_it(monkeypatch):
+    monkeypatch.setenv("NTK_LESSON_LANGUAGE", "chinese")
+    with pytest.raises(ValueError, match=r"NTK_LESSON_LANGUAGE.*'en', 'zh'"):
+        language.lesson_language()
+
+
+@pytest.fixture
+def chinese():
+    """Chinese mode for one test, English again afterwards."""
+    language.use_language("zh")
+    yield language
+    language.use_language("en")
+
+
+def title_of(label: str) -> str:
+    ax = Figure().subplots()
+    ax.set_title(label)
+    return ax.get_title()
+
+
+def test_titles_axis_labels_and_legend_entries_are_translated(chinese):
+    fig = Figure()
+    ax = fig.subplots()
+    ax.plot([0, 1], [0, 1], label="NTK regression")
+    ax.set_title("test MSE")
+    ax.set_xlabel("depth L")
+    legend = ax.legend()
+    image = ax.imshow([[0, 1], [1, 0]])
+    colorbar = fig.colorbar(image, ax=ax, label="normalized NTK (correlation)")
+    annotation = ax.annotate("receptive fields overlap", (0, 0))
+    fig.suptitle("effective rank")
+    assert (ax.get_title(), ax.get_xlabel()) == ("测试 MSE", "深度 L")
+    assert [t.get_text() for t in legend.get_texts()] == ["NTK 回归"]
+    assert colorbar.ax.get_ylabel() == "归一化 NTK（相关系数）"
+    assert annotation.get_text() == "感受野重叠"
+    assert fig.get_suptitle() == "有效秩"
+    assert ax.get_lines()[0].get_label() == "NTK regression", "the artist's own label stays as the code set it"
+
+
+def test_templates_translate_labels_built_from_numbers_and_names(chinese):
+    assert title_of("depth 3, dilation 1, stride 2: 8 output units") == "深度 3，扩张 1，步长 2：8 个输出单元"
+    assert title_of("output after 350 steps") == "350 步之后的输出"
+    assert title_of("tanh: q* = 0, vanishing variance") == "tanh：q* = 0，方差消失", "a name inside a template"
+    assert title_of("mup: weight change (slope 0.02)") == "μP：权重的变化（斜率 0.02）", "templates nest"
+
+
+def test_mathematics_numbers_and_kept_names_stay_as_they_are(chinese):
+    for label in [r"$\Theta(x, x')$ at $L = 3$", "0.25", "−1.5", r"$\mathdefault{10^{2}}$", "σ_w² = 2", "relu",
+                  "NTK  Θ(x,x′)/Θ(x,x)", "r_eff, n = 50", "tanh: log χ₁"]:
+        assert title_of(label) == label
+    assert title_of(r"NTK $\Theta(x_i,x_j)$ (normalized)") == r"NTK $\Theta(x_i,x_j)$（归一化）", "math kept inside"
+    assert not chinese.untranslated() & {"relu", "r_eff, n = 50", "tanh: log χ₁"}
+
+
+def test_an_english_label_without_translation_is_drawn_as_it_is_and_recorded(chinese, monkeypatch, tmp_path):
+    report = tmp_path / "labels.jsonl"
+    monkeypatch.setenv("NTK_LABELS_REPORT", str(report))
+    label = "a caption nobody translated ($x^2$, 3 layers)"
+    assert title_of(label) == label
+    assert label in chinese.untranslated()
+    records = [json.loads(line) for line in report.read_text(encoding="utf-8").splitlines()]
+    assert {"untranslated": label} in records
+    assert load_tool("build_zh").read_report(report) == (False, [label]), "no 'zh' header: not a Chinese run"
+
+
+def test_sliders_and_dropdowns_are_labelled_in_chinese_and_keep_their_values(chinese):
+    import ipywidgets
+
+    assert nh.widgets.depth_slider().description == "深度"
+    assert nh.widgets.sigma_slider("sigma_b", 0.5).description == "σ_b"
+    setting = nh.widgets.dropdown("setting", "standard, η = 1/m", options=["NTK, η = 0.5", "standard, η = 1/m"])
+    assert (setting.description, setting.value, setting.label) == ("设置", "standard, η = 1/m", "标准参数化，η = 1/m")
+    assert setting.options == ("NTK, η = 0.5", "standard, η = 1/m"), "the lesson's options are unchanged"
+    box = ipywidgets.interactive(lambda width: None, width=(1, 5))           # description set after creation
+    assert box.children[0].description == "宽度"
+
+
+def test_english_changes_nothing(chinese):
+    chinese.use_language("en")
+    assert title_of("depth L") == "depth L"
+    assert nh.widgets.depth_slider().description == "depth"
+    assert language.FONT_NAME not in matplotlib.rcParams["font.family"]
+    chinese.use_language("en")                                               # idempotent
+    assert title_of("test MSE") == "test MSE"
+
+
+def test_english_lessons_import_no_plotting_and_patch_nothing():
+    """In English (outside notebooks/zh), `import ntk_helpers` stays cheap: no matplotlib, no hook."""
+    code = ("import sys, ntk_helpers; assert 'matplotlib' not in sys.modules, 'matplotlib imported'; "
+            "from matplotlib.text import Text; assert not hasattr(Text.set_text, '__wrapped__'); print('ok')")
+    env = {k: v for k, v in os.environ.items() if k != "NTK_LESSON_LANGUAGE"} | {"OMP_NUM_THREADS": "1"}
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert result.stdout.strip() == "ok", result.stderr[-2000:]
+
+
+def draw(label: str) -> None:
+    fig = Figure()
+    ax = fig.subplots()
+    ax.plot([-1, 1], [-1, 1], label="χ₁, z⁽²⁾ᵢ(x′)")
+    ax.set_title(label)
+    ax.legend()
+    fig.savefig(BytesIO(), format="png")
+
+
+def test_chinese_labels_render_without_missing_glyphs(chinese):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")                  # "Glyph ... missing from font(s)" would fail here
+        draw("有效秩随深度变化（测试 MSE），σ_w² = 2")
+    # the same check fails without the CJK font: it can fail
+    with matplotlib.rc_context({"font.family": ["sans-serif"]}):
+        with pytest.warns(UserWarning, match=r"Glyph \d+ .* missing from font"):
+            draw("有效秩随深度变化（测试 MSE），σ_w² = 2")
+
+
+# --- the dictionary: no stale entry, no English label left ---------------------------------------------------
+
+def choices(expression) -> list[str] | None:
+    """The strings an f-string's {…} can be when it is a constant or ``'a' if … else 'b'``; None otherwise."""
+    if isinstance(expression, ast.Constant) and isinstance(expression.value, str):
+        return [expression.value]
+    if isinstance(expression, ast.IfExp):
+        body, orelse = choices(expression.body), choices(expression.orelse)
+        return body + orelse if body is not None and orelse is not None else None
+    return None
+
+
+def code_strings() -> tuple[set[str], list[re.Pattern]]:
+    """Every string constant in the lessons' code cells and in ntk_helpers, and every f-string with some words
+    as a pattern (each {…} matches anything)."""
+    sources = [cell.source for path in ENGLISH for cell in jupytext.read(path).cells if cell.cell_type == "code"]
+    sources += [p.read_text(encoding="utf-8") for p in (ROOT / "ntk_helpers").rglob("*.py") if p.name != "zh_labels.py"]
+    constants, patterns = set(), []
+    for source in sources:
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                constants.add(node.value)
+            elif isinstance(node, ast.JoinedStr):
+                texts = [[v.value] if isinstance(v, ast.Constant) else choices(v.value) for v in node.values]
+                if any(re.search("[A-Za-z]", text) for options in texts if options for text in options):
+                    patterns.append(re.compile("".join(                  # f"{name}: {x}" could be anything
+                        "(?:" + "|".join(map(re.escape, options)) + ")" if options else ".*" for options in texts), re.S))
+    return constants, patterns
+
+
+def test_every_dictionary_entry_is_used_by_some_lesson_or_ntk_helpers():
+    constants, patterns = code_strings()
+    built = lambda text: text in constants or any(p.fullmatch(text) for p in patterns)
+    # a label may also be built in two steps: label = "..."; label += f"..."
+    producible = lambda text: built(text) or any(text.startswith(c) and built(text[len(c):]) for c in constants if c)
+    stale = [key for key in zh_labels.LABELS if not producible(key)]
+    assert not stale, f"entries of zh_labels.LABELS that no code draws any more: {stale}"
+    for pattern, replacement, example in zh_labels.TEMPLATES:
+        assert re.fullmatch(pattern, example, re.S), f"template {pattern!r} does not match its example {example!r}"
+        assert producible(example), f"template {pattern!r}: no code draws a label like {example!r} any more"
+        assert CHINESE_TEXT.search(replacement), f"template {pattern!r} has no Chinese"
+    words = {w for text in constants for w in re.findall(r"[A-Za-z][A-Za-z_]*", text)}
+    assert not zh_labels.KEEP - words, f"KEEP words that no code uses: {sorted(zh_labels.KEEP - words)}"
+    for key, value in zh_labels.LABELS.items():
+        # a label that stays (symbols only) maps to itself; any other leaves Chinese or no English word
+        assert value == key or CHINESE_TEXT.search(value) or not language.english_words(value), f"{key!r} → {value!r}"
+        assert set(re.findall(r"\$[^$]*\$", key)) == set(re.findall(r"\$[^$]*\$", value)), f"{key!r}: math changed"
+
+
+SWEEP = """
+import ipywidgets
+from ntk_helpers.course.widgets import LiveFigure
+for figure in [w for w in list(ipywidgets.Widget.widgets.values()) if isinstance(w, LiveFigure)]:
+    for control in figure.children[0].children:
+        start = control.value
+        values = [control.min, control.max] if hasattr(control, "max") else list(control._options_values)
+        for value in values:
+            control.value = value
+        control.value = start
+"""
+
+
+@pytest.mark.slow
+def test_a_chinese_lesson_draws_every_label_in_chinese_at_every_slider_setting(monkeypatch, tmp_path):
+    """Lesson 00 run as Jupyter runs it (a kernel started in notebooks/zh, no variable set), then each slider
+    moved to its ends and each dropdown through its options: no English label is left."""
+    from nbclient import NotebookClient
+
+    report = tmp_path / "labels.jsonl"
+    monkeypatch.delenv("NTK_LESSON_LANGUAGE", raising=False)
+    monkeypatch.setenv("NTK_LABELS_REPORT", str(report))
+    nb = jupytext.read(ROOT / "notebooks" / "zh" / "00_start_here.py")
+    nb.cells.append(nbformat.v4.new_code_cell(SWEEP))
+    NotebookClient(nb, timeout=300, kernel_name="python3",
+                   resources={"metadata": {"path": str(ROOT / "notebooks" / "zh")}}).execute()
+    chinese, untranslated = load_tool("build_zh").read_report(report)
+    assert chinese, "the kernel in notebooks/zh did not draw in Chinese"
+    assert not untranslated, f"labels without a Chinese translation: {untranslated}"

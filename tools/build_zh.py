@@ -1,17 +1,26 @@
-"""Build the Chinese lessons ``notebooks/zh/NN_name.ipynb`` from their sources and the executed English lessons.
+"""Build and execute the Chinese lessons ``notebooks/zh/NN_name.ipynb`` from their sources.
 
-    python tools/build_zh.py            (``make notebooks`` runs it after building the English lessons)
+    python tools/build_zh.py [notebooks/zh/02_mlp_recursion.py ...]
+    (``make notebooks`` runs it after building the English lessons)
 
 A Chinese lesson ``notebooks/zh/NN_name.py`` has exactly the cells of ``notebooks/NN_name.py``: the same code,
-byte for byte, and translated markdown. So its notebook needs no run of its own: it is the executed English
-notebook (code, outputs, widget state, slide metadata) with the markdown cells taken from the Chinese source.
-The code is run once, nbval checks it once, and the two editions cannot drift (``tests/test_zh_edition.py``).
+byte for byte, and translated markdown. It is executed like an English lesson (``build_notebooks.build``: the
+same kernel, environment, slide metadata and saved widget state), in its own folder ``notebooks/zh``, so that
+``ntk_helpers`` draws its plots and sliders in Chinese (``ntk_helpers/course/language.py``). The code is the
+same, so every printed number is the English lesson's (``tests/test_zh_edition.py`` checks both).
+
+The build fails when a lesson draws a label that holds English words and has no entry in
+``ntk_helpers/course/zh_labels.py``, or when it could not run in Chinese at all (the font package
+``mplfonts`` missing): the kernel lists such labels in the file named by ``NTK_LABELS_REPORT``.
 """
 
 from __future__ import annotations
 
-import copy
+import importlib.util
+import json
+import os
 import sys
+import tempfile
 from pathlib import Path
 
 import jupytext
@@ -19,6 +28,14 @@ import nbformat
 
 ROOT = Path(__file__).resolve().parents[1]
 ZH = ROOT / "notebooks" / "zh"
+
+
+def _english_builder():
+    """``tools/build_notebooks.py`` as a module: one way to execute a lesson, for both languages."""
+    spec = importlib.util.spec_from_file_location("build_notebooks", Path(__file__).with_name("build_notebooks.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def differences(zh, en) -> list[str]:
@@ -34,26 +51,52 @@ def differences(zh, en) -> list[str]:
     return problems
 
 
-def build(source: Path) -> Path:
+def read_report(path: Path) -> tuple[bool, list[str]]:
+    """(whether the kernel drew in Chinese, the labels it could not translate) from an ``NTK_LABELS_REPORT``."""
+    if not path.exists():
+        return False, []
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    chinese = any(record.get("language") == "zh" for record in records)
+    return chinese, sorted({record["untranslated"] for record in records if "untranslated" in record})
+
+
+def build(source: Path) -> float:
+    """Execute one Chinese lesson and write its notebook; returns its Run-All time in seconds."""
     english = ROOT / "notebooks" / source.name
-    zh = jupytext.read(source)
-    problems = differences(zh, jupytext.read(english))
+    problems = differences(jupytext.read(source), jupytext.read(english))
     if problems:
         raise SystemExit(f"{source.relative_to(ROOT)} is not a translation of {english.name}: " + "; ".join(problems))
-    nb = copy.deepcopy(nbformat.read(english.with_suffix(".ipynb"), as_version=4))
-    for cell, translated in zip(nb.cells, zh.cells):
-        if cell.cell_type == "markdown":
-            cell.source = translated.source
-    nb.metadata["language"] = "zh"
+    with tempfile.TemporaryDirectory() as folder:
+        report = Path(folder) / "labels.jsonl"
+        saved = {key: os.environ.get(key) for key in ("NTK_LESSON_LANGUAGE", "NTK_LABELS_REPORT")}
+        os.environ.update(NTK_LESSON_LANGUAGE="zh", NTK_LABELS_REPORT=str(report))   # the kernel inherits them
+        try:
+            elapsed = _english_builder().build(source)
+        finally:
+            for key, value in saved.items():
+                if value is None:
+                    os.environ.pop(key, None)
+                else:
+                    os.environ[key] = value
+        chinese, untranslated = read_report(report)
+    name = source.relative_to(ROOT)
+    if not chinese:
+        raise SystemExit(f"{name}: the lesson ran without Chinese labels (is the font package mplfonts installed? "
+                         "`make setup` installs it)")
+    if untranslated:
+        raise SystemExit(f"{name}: labels with English words and no Chinese translation; add them to "
+                         "ntk_helpers/course/zh_labels.py:\n" + "\n".join(map(repr, untranslated)))
     target = source.with_suffix(".ipynb")
+    nb = nbformat.read(target, as_version=4)
+    nb.metadata["language"] = "zh"
     nbformat.write(nb, target)
-    return target
+    return elapsed
 
 
 def main(argv: list[str]) -> None:
     sources = [Path(a).resolve() for a in argv] or sorted(ZH.glob("[0-9][0-9]_*.py"))
     for source in sources:
-        print(f"{build(source).relative_to(ROOT)}: built from {source.name} and ../{source.stem}.ipynb")
+        print(f"zh/{source.name}: Run All in {build(source):.1f} s, every label in Chinese", flush=True)
 
 
 if __name__ == "__main__":
