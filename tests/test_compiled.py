@@ -1,4 +1,4 @@
-"""The compiled path for pooled CNN kernels (``engine/compiled.py``) against the eager layer rules.
+"""The compiled paths (``engine/compiled.py``: pooled CNNs, MLPs) against the eager layer rules.
 
 The eager path (each layer's ``transform`` on pixel-pair tensors) is itself tested against an oracle built
 from ``F.conv2d`` and against finite networks (tests/test_conv.py); here the compiled path must give the same
@@ -77,8 +77,8 @@ def test_compiled_true_says_why_it_cannot():
         nh.serial(nh.conv(), nh.relu(), nh.flatten()).kernel(x, compiled=True)
     with pytest.raises(ValueError, match="compiled=True.*erf"):
         nh.serial(nh.conv(), nh.erf(), nh.global_avg_pool()).kernel(x, compiled=True)
-    with pytest.raises(ValueError, match="compiled=True.*not images"):
-        nh.mlp(2).kernel(torch.randn(4, 3, dtype=torch.float64), compiled=True)
+    with pytest.raises(ValueError, match="compiled=True.*not on the CPU|compiled=True.*float64"):
+        nh.serial(nh.conv(), nh.relu(), nh.global_avg_pool()).kernel(x, compiled=True, pair_dtype=torch.float32)
 
 
 def test_results_do_not_depend_on_the_thread_count():
@@ -134,3 +134,63 @@ def test_the_angle_is_atan2_to_rounding():
     err = float((out - torch.atan2(r, c)).abs().max())
     assert err < 1e-15, f"max |angle - atan2| = {err:.1e}, expected < 1e-15"
     assert math.isclose(float(out[0]), math.pi) or float(out[0]) == 0.0
+
+
+# -- vectors: dense layers and piecewise-linear activations ----------------------------------------------------
+
+def random_mlp(seed: int):
+    rng = random.Random(seed)
+    layers = []
+    for _ in range(rng.randint(1, 6)):
+        layers.append(nh.dense(sigma_w=rng.uniform(0.5, 1.8), sigma_b=rng.choice([0.0, 0.3])))
+        layers += rng.choice([[nh.relu()], [nh.leaky_relu(rng.uniform(-0.5, 0.5))], [nh.identity()], []])
+    return nh.serial(*layers, nh.dense(1, sigma_w=rng.uniform(0.5, 1.5), sigma_b=rng.choice([0.0, 0.2])))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_mlps_match_the_eager_path(seed):
+    arch = random_mlp(seed)
+    g = torch.Generator().manual_seed(seed)
+    x1 = torch.randn(37, 5, generator=g, dtype=torch.float64)
+    x2 = torch.randn(11, 5, generator=g, dtype=torch.float64)
+    x1[3] = 0.0                                                  # a zero input: no direction (angle pi/2)
+    assert isinstance(compiled.plan(arch, x1, None)[0], compiled.VectorPlan), arch
+    for a, b in ((x1, None), (x1, x2)):
+        fast, eager = arch.kernel(a, b, compiled=True), arch.kernel(a, b, compiled=False)
+        for name in ("nngp", "ntk", "var1", "var2"):
+            err = relative(getattr(fast, name), getattr(eager, name))
+            assert err < 1e-12, f"{arch!r}, {name}: relative difference {err:.1e}, expected < 1e-12"
+        assert fast.is_gram == eager.is_gram
+        if b is None:
+            assert torch.equal(fast.ntk, fast.ntk.T)
+
+
+def test_vectors_take_the_compiled_path_only_for_what_it_covers(monkeypatch):
+    calls = []
+    monkeypatch.setattr(compiled, "vector_kernel", lambda *a, **k: calls.append(1) or "compiled")
+    x = torch.randn(4, 3, dtype=torch.float64)
+    assert nh.mlp(3).kernel(x) == "compiled"
+    for arch in (nh.mlp(2, "erf"), nh.mlp(2, parameterization="standard"), nh.resnet(2),
+                 nh.serial(nh.dense(), nh.layer_norm(), nh.relu(), nh.dense(1))):
+        assert isinstance(arch.kernel(x), nh.Kernel), arch
+    assert len(calls) == 1
+    with pytest.raises(ValueError, match="compiled=True.*parameterization='ntk'"):
+        nh.mlp(2, parameterization="standard").kernel(x, compiled=True)
+
+
+def test_a_deep_mlp_overflows_with_the_layer_named():
+    with pytest.raises(OverflowError, match=r"after layer \d+ \(dense"):
+        nh.mlp(300, sigma_w=40.0).kernel(torch.randn(3, 4, dtype=torch.float64), compiled=True)
+
+
+def test_mlp_results_do_not_depend_on_the_thread_count():
+    x = torch.randn(50, 6, generator=torch.Generator().manual_seed(4), dtype=torch.float64)
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(1)
+        one = nh.mlp(4, sigma_b=0.2).kernel(x, compiled=True)
+        torch.set_num_threads(3)
+        three = nh.mlp(4, sigma_b=0.2).kernel(x, compiled=True)
+    finally:
+        torch.set_num_threads(before)
+    assert torch.equal(one.ntk, three.ntk) and torch.equal(one.nngp, three.nngp)

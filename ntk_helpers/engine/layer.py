@@ -133,6 +133,8 @@ class Layer:
             plan, why_not = compiled_path.plan(self, t1, t2)
             if block_size is not None:
                 plan, why_not = None, "block_size= asks for the eager path's blocks"
+            if isinstance(plan, compiled_path.VectorPlan):
+                return compiled_path.vector_kernel(plan, t1, t2)
             if plan is not None:
                 return compiled_path.pooled_kernel(plan, t1, t2, progress=progress, memory_budget=float(budget))
             if compiled:

@@ -1,114 +1,23 @@
-"""The compiled path for pooled CNN kernels: every pixel pair of one pair of images, fused, in the CPU cache.
+"""Pooled CNN kernels, compiled: every pixel pair of one pair of images, all layers fused, in the CPU cache.
 
-A network of convolutions and piecewise-linear activations (ReLU, leaky ReLU, identity) read out by
-``global_avg_pool()`` needs all (p, p') pixel pairs of every pair of inputs: n1 * n2 * (H W)^2 entries per
-layer. The eager path (each layer's ``transform`` on blocks of pair tensors) makes about 25 passes over them
-per layer through main memory. Here one compiled function (numba) takes one pair of images (x_i, x_j) at a
-time and runs all of its layers on a (H W, H W) buffer that stays in the cache:
-
-    F = x_i^T x_j / C,  G = 0                                     (the input "layer"; pixel pairs (p, p'))
-    per conv + activation:
-        A_{p,p'} = sum_dx F_{p+dx, p'+dx},  then  Sigma_{p,p'} = sigma_w^2 / (kh kw) sum_dy A_{p+dy W, p'+dy W}
-        + sigma_b^2 (the shared-offset sum of lesson 03, split into a pass along x and a pass along y; the same
-        for G into Theta), and in the same sweep the activation's dual: F = E(Sigma), G = Edot(Sigma) * Theta
-    readout: mean of F and of G over all (p, p')                 -> NNGP and NTK of the pair (i, j)
-
-The pairs (i, i) go first: their diagonals Sigma_{p,p}(x_i, x_i) are the variances every later pair needs,
-computed by the very same arithmetic, so that sqrt(Sigma_pp Sigma_p'p' - Sigma_pp'^2) is exactly 0 where an
-image meets itself. For a Gram matrix only the pairs i <= j are computed. The angle of the arc-cosine
-kernel (Cho & Saul 2009) is atan2(r, Sigma) from a branch-free rational approximation (the coefficients of
-Moshier's Cephes ``atan``, error below 5e-16), so that the loops vectorize.
-
-The threads of ``torch.get_num_threads()`` share the pairs; results do not depend on the thread count.
-``Layer.kernel`` takes this path by itself when :func:`plan` accepts the architecture and the inputs
-(``compiled=False`` forces the eager path, ``compiled=True`` insists and says why it cannot). The first call
-in a process compiles (a few seconds; numba caches the machine code on disk for later processes).
-Measured by ``benchmarks/bench_cnn_kernel.py`` (README, "Speed").
-"""
+See the package docstring (:mod:`ntk_helpers.engine.compiled`) for the scheme."""
 
 from __future__ import annotations
 
 import functools
 import math
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 
 import numpy as np
 import torch
 
-from .activation import Activation
-from .conv import Conv
-from .kernel import Kernel
-from .planning import DEFAULT_MEMORY_BUDGET, MemoryBudgetError
-from .pooling import GlobalAvgPoolLayer
-
-try:                                                     # optional at run time: the eager path is the fallback
-    import numba
-except ImportError:                                      # pragma: no cover - numba is a dependency
-    numba = None
-
-
-# -- what the compiled path covers -------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Plan:
-    """The layers before the readout as arrays for the compiled function, and what follows the readout.
-
-    ``sigma_w2``, ``sigma_b2``: (L,) per convolution; ``jump``, ``mean_slope_sq``: (L,) the dual of the
-    activation after it, phi = a min(x, 0) + b max(x, 0): E = jump * r + Edot * Sigma with
-    Edot = mean_slope_sq - jump * angle, jump = (a - b)^2 / (2 pi), mean_slope_sq = (a^2 + b^2) / 2
-    (a = b = 1, no activation: E = Sigma, Edot = 1)."""
-
-    kernel_size: tuple[int, int]
-    pads: tuple[int, int]                # (top, left) zero padding of every convolution
-    sigma_w2: np.ndarray
-    sigma_b2: np.ndarray
-    jump: np.ndarray
-    mean_slope_sq: np.ndarray
-    layers: tuple                        # the layers before the readout (for error messages)
-    rest: tuple                          # the layers after global_avg_pool()
-
-
-def plan(layer, x1: torch.Tensor, x2: torch.Tensor | None) -> tuple[Plan | None, str]:
-    """A :class:`Plan` when the compiled path computes ``layer.kernel(x1, x2)``, else ``(None, why not)``."""
-    if numba is None:
-        return None, "numba is not installed"
-    if x1.ndim != 4:
-        return None, "the inputs are not images (n, C, H, W)"
-    if x1.device.type != "cpu" or (x2 is not None and x2.device.type != "cpu"):
-        return None, "the inputs are not on the CPU"
-    if x1.dtype != torch.float64:
-        return None, "pair_dtype is not float64"
-    sequence = layer.sequence()
-    readout = next((i for i, l in enumerate(sequence) if isinstance(l, GlobalAvgPoolLayer)), None)
-    if readout is None:
-        return None, "the architecture has no global_avg_pool() readout at its top level"
-    convs, activations = [], []                     # activations[k]: (a, b) of the one after convs[k]
-    for l in sequence[:readout]:
-        if isinstance(l, Conv):
-            if l.stride != (1, 1) or l.dilation != (1, 1) or l.padding != "same":
-                return None, f"{l!r}: only stride 1, dilation 1 and padding 'same'"
-            if convs and l.kernel_size != convs[0].kernel_size:
-                return None, "the convolutions have different kernel sizes"
-            convs.append(l)
-            activations.append(None)
-        elif isinstance(l, Activation) and l.piecewise_linear is not None and activations \
-                and activations[-1] is None:
-            activations[-1] = l.piecewise_linear
-        else:
-            return None, (f"{l!r} before the readout: only conv(...) layers, each followed by at most one of "
-                          "relu(), leaky_relu(), identity()")
-    if not convs:
-        return None, "no convolution before the readout"
-    kh, kw = convs[0].kernel_size
-    a, b = (np.array(v, dtype=np.float64) for v in zip(*[(1.0, 1.0) if ab is None else ab for ab in activations]))
-    return Plan(kernel_size=(kh, kw), pads=((kh - 1) // 2, (kw - 1) // 2),
-                sigma_w2=np.array([c.sigma_w ** 2 for c in convs]), sigma_b2=np.array([c.sigma_b ** 2 for c in convs]),
-                jump=(a - b) ** 2 / (2 * math.pi), mean_slope_sq=(a * a + b * b) / 2,
-                layers=tuple(sequence[:readout]), rest=tuple(sequence[readout + 1:])), ""
-
-
-# -- the kernel ------------------------------------------------------------------------------------------
+from ..conv import Conv
+from ..kernel import Kernel
+from ..planning import DEFAULT_MEMORY_BUDGET, MemoryBudgetError
+from ._numba import numba
+from .angle import _angle
+from .checks import check_finite
+from .plans import Plan
 
 def pooled_kernel(p: Plan, x1: torch.Tensor, x2: torch.Tensor | None, progress: bool = False,
                   memory_budget: float = DEFAULT_MEMORY_BUDGET) -> Kernel:
@@ -125,7 +34,7 @@ def pooled_kernel(p: Plan, x1: torch.Tensor, x2: torch.Tensor | None, progress: 
     # 1. each input with itself: its variances Sigma_pp before every activation, and its pooled self kernel
     var1, self1 = _self_pairs(run, a1, steps)
     var2, self2 = (var1, self1) if gram else _self_pairs(run, a2, steps)
-    _check_finite(p, var1, var2)
+    check_finite(p.layers, Conv, var1, var2)
     # 2. every pair (Gram: i < j; the diagonal is step 1's)
     n1, n2 = a1.shape[0], a2.shape[0]
     rows, cols = np.triu_indices(n1, 1) if gram else np.indices((n1, n2)).reshape(2, -1)
@@ -139,7 +48,7 @@ def pooled_kernel(p: Plan, x1: torch.Tensor, x2: torch.Tensor | None, progress: 
     k = Kernel(nngp=torch.from_numpy(nngp), ntk=torch.from_numpy(ntk), var1=torch.from_numpy(self1[0]),
                var2=torch.from_numpy(self2[0]), is_gram=gram)
     if p.rest:
-        from .combinators import Serial
+        from ..combinators import Serial
         k = Serial(p.rest).transform(k)
     return k
 
@@ -177,17 +86,6 @@ def _self_pairs(run, a: np.ndarray, steps: int):
     index = np.arange(n)
     run(a, a, var, var, index, index, True, nngp, ntk)
     return var, (nngp[:, 0].copy(), ntk[:, 0].copy())
-
-
-def _check_finite(p: Plan, *variances) -> None:
-    for var in variances:
-        bad = ~np.isfinite(var).reshape(var.shape[0], -1).all(axis=1)
-        if bad.any():
-            step = int(np.argmax(bad))
-            conv = [l for l in p.layers if isinstance(l, Conv)][step]
-            index = next(i for i, l in enumerate(p.layers) if l is conv)
-            raise OverflowError(f"the kernel left the float64 range after layer {index} ({conv!r}); "
-                                "lower sigma_w or the depth")
 
 
 def _runner(p: Plan, height: int, width: int, threads: int):
@@ -323,36 +221,3 @@ def _pairs_function(kh: int, kw: int):
             out_ntk[i, column] = sg / PP
 
     return pairs
-
-
-# Cephes atan (S. L. Moshier): atan(u) = u + u z P(z) / Q(z), z = u^2, for |u| <= tan(pi / 8)
-_P0, _P1, _P2, _P3, _P4 = (-8.750608600031904122785e-1, -1.615753718733365076637e1, -7.500855792314704667340e1,
-                           -1.228866684490136173410e2, -6.485021904942025371773e1)
-_Q0, _Q1, _Q2, _Q3, _Q4 = (2.485846490142306297962e1, 1.650270098316988542046e2, 4.328810604912902668951e2,
-                           4.853903996359136964868e2, 1.945506571482613964425e2)
-_TAN_PI_8 = math.tan(math.pi / 8)
-
-
-def _angle(r, c):
-    """atan2(r, c) for r >= 0, in [0, pi], without branches (selects only), so that loops calling it vectorize."""
-    ac = abs(c)
-    swap = r > ac
-    big = r if swap else ac
-    small = ac if swap else r
-    m = 1.0 if small > _TAN_PI_8 * big else 0.0              # reduce: atan(t) = pi/4 + atan((t-1)/(t+1))
-    den = big + m * small
-    u = (small - m * big) / (den if den > 0.0 else 1.0)
-    z = u * u
-    a = m * (math.pi / 4) + (u + u * z * ((((_P0 * z + _P1) * z + _P2) * z + _P3) * z + _P4) /
-                             (((((z + _Q0) * z + _Q1) * z + _Q2) * z + _Q3) * z + _Q4))
-    s = 1.0 if swap else 0.0                                  # atan(r / |c|) = pi/2 - atan(|c| / r)
-    a = s * (math.pi / 2) + (1.0 - 2.0 * s) * a
-    n = 1.0 if c < 0.0 else 0.0                               # c < 0: pi - angle
-    return n * math.pi + (1.0 - 2.0 * n) * a
-
-
-if numba is not None:
-    _angle = numba.njit(inline="always", error_model="numpy", cache=True)(_angle)
-
-
-__all__ = ["Plan", "plan", "pooled_kernel"]
