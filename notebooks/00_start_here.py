@@ -1,6 +1,6 @@
 # %% [markdown]
 # # 00 · Start here: a map of the NTK lessons
-# 中文版 / Chinese edition: [zh/00_start_here.ipynb](zh/00_start_here.ipynb)
+# [中文版 / Chinese edition](zh/00_start_here.ipynb)
 #
 # These notebooks teach the **Neural Tangent Kernel** (NTK) and how a network's architecture shapes
 # it, following chapter 4 of the textbook ("NTK forms under different architectures") and its NTK

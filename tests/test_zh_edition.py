@@ -111,6 +111,16 @@ def test_the_chinese_notebook_ran_the_same_code_to_the_same_results(source):
     assert not english_widget_labels(zh), f"{source.stem}: sliders in English {english_widget_labels(zh)}; {rebuild}"
 
 
+@pytest.mark.parametrize("source", CHINESE, ids=lambda p: p.stem)
+def test_the_chinese_slideshow_has_the_english_slides(source):
+    """RISE reads each cell's slide type: the same slides, steps and skipped cells in both editions."""
+    slides = lambda nb: [cell.metadata.get("slideshow", {}).get("slide_type", "-") for cell in nb.cells]
+    zh = nbformat.read(source.with_suffix(".ipynb"), as_version=4)
+    en = nbformat.read((ROOT / "notebooks" / source.name).with_suffix(".ipynb"), as_version=4)
+    assert slides(zh) == slides(en), f"{source.stem}: slide types differ from the English lesson's"
+    assert "slide" in slides(zh), f"{source.stem}: no slides at all"
+
+
 def test_the_widget_check_finds_english_sliders():
     """The check above can fail: the English lesson's saved sliders are found."""
     english = nbformat.read(ROOT / "notebooks" / "02_mlp_recursion.ipynb", as_version=4)

@@ -1,6 +1,6 @@
 # %% [markdown]
 # # 00 · 从这里开始：NTK 课程地图
-# （English version: [../00_start_here.ipynb](../00_start_here.ipynb)）
+# （[English version / 英文版](../00_start_here.ipynb)）
 #
 # 这组 notebook 讲授**神经正切核**（NTK），以及网络结构如何塑造它的形式。
 # 内容跟随教材第 4 章（「不同网络结构下的 NTK 形式」）及其配套的 NTK 综述。

@@ -1,6 +1,6 @@
 # %% [markdown]
 # # 01 · NTK 基础：定义、一段错误代码的修正、随宽度的收敛
-# （English version: [../01_ntk_basics.ipynb](../01_ntk_basics.ipynb)）
+# （[English version / 英文版](../01_ntk_basics.ipynb)）
 #
 # *对应综述第 2–3 节。*
 #

@@ -1,6 +1,6 @@
 # %% [markdown]
 # # 02 · MLP 的递归公式、核退化与混沌边缘
-# （English version: [../02_mlp_recursion.ipynb](../02_mlp_recursion.ipynb)）
+# （[English version / 英文版](../02_mlp_recursion.ipynb)）
 #
 # *教材第 4.1 节。*
 #

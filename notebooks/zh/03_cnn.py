@@ -1,6 +1,6 @@
 # %% [markdown]
 # # 03 · 卷积网络：局部性、权重共享与池化
-# （English version: [../03_cnn.ipynb](../03_cnn.ipynb)）
+# （[English version / 英文版](../03_cnn.ipynb)）
 #
 # *第 4.2 节。*
 #

@@ -1,6 +1,6 @@
 # %% [markdown]
 # # 04 · 残差网络：分支缩放因子 α 决定一切
-# （English version: [../04_resnet.ipynb](../04_resnet.ipynb)）
+# （[English version / 英文版](../04_resnet.ipynb)）
 #
 # *对应教材第 4.3 节。*
 #

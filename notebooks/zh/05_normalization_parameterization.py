@@ -1,6 +1,6 @@
 # %% [markdown]
 # # 05 · 归一化与参数化：什么保持不变，什么在移动
-# （English version: [../05_normalization_parameterization.ipynb](../05_normalization_parameterization.ipynb)）
+# （[English version / 英文版](../05_normalization_parameterization.ipynb)）
 #
 # *第 4.4 节。*
 #

@@ -1,6 +1,6 @@
 # %% [markdown]
 # # 06 · 激活函数：齐次性、特征值衰减、频谱偏置与奇偶性
-# （English version: [../06_activations.ipynb](../06_activations.ipynb)）
+# （[English version / 英文版](../06_activations.ipynb)）
 #
 # *教材第 4.5 节。*
 #

@@ -1,6 +1,6 @@
 # %% [markdown]
 # # 07 · 训练动力学：闭式解与真实梯度下降的对照
-# （English version: [../07_training_dynamics.ipynb](../07_training_dynamics.ipynb)）
+# （[English version / 英文版](../07_training_dynamics.ipynb)）
 #
 # *NTK 综述 §3 与 §7.1；教材第 4.4.2 节。*
 #

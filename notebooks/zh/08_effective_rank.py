@@ -1,6 +1,6 @@
 # %% [markdown]
 # # 08 · 有效秩：它能告诉你什么，又不能告诉你什么
-# （English version: [../08_effective_rank.ipynb](../08_effective_rank.ipynb)）
+# （[English version / 英文版](../08_effective_rank.ipynb)）
 #
 # *综述 §4。*
 #
