@@ -21,6 +21,16 @@ def relative(a, b):
     return float((a - b).abs().max() / b.abs().max())
 
 
+def assert_same_as_eager(arch, x1, x2):
+    """The compiled kernel of ``arch`` on (x1, x2) equals the eager one to 1e-12 (relative); returns it."""
+    fast, eager = arch.kernel(x1, x2, compiled=True), arch.kernel(x1, x2, compiled=False)
+    for name in ("nngp", "ntk", "var1", "var2"):
+        err = relative(getattr(fast, name), getattr(eager, name))
+        assert err < 1e-12, f"{arch!r}, {name}: relative difference {err:.1e}, expected < 1e-12"
+    assert fast.is_gram == eager.is_gram
+    return fast
+
+
 def random_pooled_cnn(seed: int):
     """conv ("same", stride 1, one filter size) + at most one piecewise-linear activation, repeated, then
     global average pooling and a random head."""
@@ -44,11 +54,7 @@ def test_random_pooled_cnns_match_the_eager_path(seed):
     x1, x2 = images(6, seed), images(3, seed + 100)
     assert compiled.plan(arch, x1, None)[0] is not None, arch
     for a, b in ((x1, None), (x1, x2)):
-        fast, eager = arch.kernel(a, b, compiled=True), arch.kernel(a, b, compiled=False)
-        for name in ("nngp", "ntk", "var1", "var2"):
-            err = relative(getattr(fast, name), getattr(eager, name))
-            assert err < 1e-12, f"{arch!r}, {name}: relative difference {err:.1e}, expected < 1e-12"
-        assert fast.is_gram == eager.is_gram
+        assert_same_as_eager(arch, a, b)
 
 
 def test_the_default_takes_the_compiled_path_only_where_it_applies(monkeypatch):
@@ -156,11 +162,7 @@ def test_random_mlps_match_the_eager_path(seed):
     x1[3] = 0.0                                                  # a zero input: no direction (angle pi/2)
     assert isinstance(compiled.plan(arch, x1, None)[0], compiled.VectorPlan), arch
     for a, b in ((x1, None), (x1, x2)):
-        fast, eager = arch.kernel(a, b, compiled=True), arch.kernel(a, b, compiled=False)
-        for name in ("nngp", "ntk", "var1", "var2"):
-            err = relative(getattr(fast, name), getattr(eager, name))
-            assert err < 1e-12, f"{arch!r}, {name}: relative difference {err:.1e}, expected < 1e-12"
-        assert fast.is_gram == eager.is_gram
+        fast = assert_same_as_eager(arch, a, b)
         if b is None:
             assert torch.equal(fast.ntk, fast.ntk.T)
 

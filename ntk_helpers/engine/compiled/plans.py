@@ -61,45 +61,62 @@ def plan(layer, x1: torch.Tensor, x2: torch.Tensor | None) -> tuple[Plan | Vecto
     readout = next((i for i, l in enumerate(sequence) if isinstance(l, GlobalAvgPoolLayer)), None)
     if readout is None:
         return None, "the architecture has no global_avg_pool() readout at its top level"
-    convs, activations = [], []                     # activations[k]: (a, b) of the one after convs[k]
-    for l in sequence[:readout]:
-        if isinstance(l, Conv):
-            if l.stride != (1, 1) or l.dilation != (1, 1) or l.padding != "same":
-                return None, f"{l!r}: only stride 1, dilation 1 and padding 'same'"
-            if convs and l.kernel_size != convs[0].kernel_size:
-                return None, "the convolutions have different kernel sizes"
-            convs.append(l)
-            activations.append(None)
-        elif isinstance(l, Activation) and l.piecewise_linear is not None and activations \
-                and activations[-1] is None:
-            activations[-1] = l.piecewise_linear
-        else:
-            return None, (f"{l!r} before the readout: only conv(...) layers, each followed by at most one of "
-                          "relu(), leaky_relu(), identity()")
+    steps = _steps(sequence[:readout], _conv_ok, "before the readout: only conv(...) layers")
+    if isinstance(steps, str):
+        return None, steps
+    convs, activations = steps
     if not convs:
         return None, "no convolution before the readout"
     kh, kw = convs[0].kernel_size
-    a, b = (np.array(v, dtype=np.float64) for v in zip(*[(1.0, 1.0) if ab is None else ab for ab in activations]))
-    return Plan(kernel_size=(kh, kw), pads=((kh - 1) // 2, (kw - 1) // 2),
-                sigma_w2=np.array([c.sigma_w ** 2 for c in convs]), sigma_b2=np.array([c.sigma_b ** 2 for c in convs]),
-                jump=(a - b) ** 2 / (2 * math.pi), mean_slope_sq=(a * a + b * b) / 2,
+    return Plan(kernel_size=(kh, kw), pads=((kh - 1) // 2, (kw - 1) // 2), **_arrays(convs, activations),
                 layers=tuple(sequence[:readout]), rest=tuple(sequence[readout + 1:])), ""
 
 
 def _vector_plan(sequence) -> tuple[VectorPlan | None, str]:
-    dense, activations = [], []
-    for l in sequence:
-        if isinstance(l, Dense) and l.parameterization == "ntk":
-            dense.append(l)
+    steps = _steps(sequence, _dense_ok, "on vectors: only dense(..., parameterization='ntk') layers")
+    if isinstance(steps, str):
+        return None, steps
+    dense, activations = steps
+    return VectorPlan(**_arrays(dense, activations), linear=np.array([ab is None for ab in activations]),
+                      layers=tuple(sequence)), ""
+
+
+def _conv_ok(layer, first) -> str | None:
+    if not isinstance(layer, Conv):
+        return "not a weight layer"
+    if layer.stride != (1, 1) or layer.dilation != (1, 1) or layer.padding != "same":
+        return f"{layer!r}: only stride 1, dilation 1 and padding 'same'"
+    if first is not None and layer.kernel_size != first.kernel_size:
+        return "the convolutions have different kernel sizes"
+    return None
+
+
+def _dense_ok(layer, first) -> str | None:
+    return None if isinstance(layer, Dense) and layer.parameterization == "ntk" else "not a weight layer"
+
+
+def _steps(layers, weight_ok, what: str):
+    """(weight layers, the (a, b) of the activation after each or None), or why the layers do not fit."""
+    weights, activations = [], []
+    for l in layers:
+        problem = weight_ok(l, weights[0] if weights else None)
+        if problem is None:
+            weights.append(l)
             activations.append(None)
         elif isinstance(l, Activation) and l.piecewise_linear is not None and activations \
                 and activations[-1] is None:
             activations[-1] = l.piecewise_linear
+        elif problem == "not a weight layer":
+            return f"{l!r} {what}, each followed by at most one of relu(), leaky_relu(), identity()"
         else:
-            return None, (f"{l!r}: on vectors only dense(..., parameterization='ntk') layers, each followed by at "
-                          "most one of relu(), leaky_relu(), identity()")
+            return problem
+    return weights, activations
+
+
+def _arrays(weights, activations) -> dict:
+    """sigma_w^2 and sigma_b^2 of each weight layer, and the dual's constants of the activation after it
+    (none: a = b = 1)."""
     a, b = (np.array(v, dtype=np.float64) for v in zip(*[(1.0, 1.0) if ab is None else ab for ab in activations]))
-    return VectorPlan(sigma_w2=np.array([d.sigma_w ** 2 for d in dense]),
-                      sigma_b2=np.array([d.sigma_b ** 2 for d in dense]),
-                      jump=(a - b) ** 2 / (2 * math.pi), mean_slope_sq=(a * a + b * b) / 2,
-                      linear=np.array([ab is None for ab in activations]), layers=tuple(sequence)), ""
+    return dict(sigma_w2=np.array([w.sigma_w ** 2 for w in weights]),
+                sigma_b2=np.array([w.sigma_b ** 2 for w in weights]),
+                jump=(a - b) ** 2 / (2 * math.pi), mean_slope_sq=(a * a + b * b) / 2)
