@@ -42,7 +42,7 @@ class Activation(Layer):
     fn: Callable[[Tensor], Tensor]
     closed_form: Optional[Dual] = field(default=None)
     #: (a, b) when phi(x) = a min(x, 0) + b max(x, 0) (ReLU (0, 1), leaky ReLU, identity (1, 1)): the
-    #: compiled path for pooled CNN kernels (``engine/compiled.py``) evaluates such duals itself.
+    #: compiled paths for pooled CNN and MLP kernels (``engine/compiled/``) evaluate such duals themselves.
     piecewise_linear: Optional[tuple[float, float]] = field(default=None)
     keeps_same_position_pairs = True
 

@@ -115,7 +115,8 @@ class Layer:
         Pooled CNNs (``conv`` with stride 1 and padding "same", each followed by ``relu``, ``leaky_relu`` or
         ``identity``, then ``global_avg_pool()``) on float64 CPU images take a compiled path
         (:mod:`~ntk_helpers.engine.compiled`: one pair of images at a time, every layer fused, in the cache;
-        its working memory is a few pixel-pair buffers per thread, checked against ``memory_budget``).
+        its working memory is a few pixel-pair buffers per thread, checked against ``memory_budget``), and so
+        do MLPs (``dense`` in NTK parameterization, each followed by one of those activations) on vectors.
         ``block_size`` (blocks of the eager path), ``pair_dtype=torch.float32`` or ``compiled=False`` choose
         the eager path; ``compiled=True`` raises ``ValueError`` saying why when the compiled path cannot
         compute this kernel.

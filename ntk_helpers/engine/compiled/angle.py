@@ -7,6 +7,7 @@ import math
 
 from ._numba import numba
 
+
 # Cephes atan (S. L. Moshier): atan(u) = u + u z P(z) / Q(z), z = u^2, for |u| <= tan(pi / 8)
 _P0, _P1, _P2, _P3, _P4 = (-8.750608600031904122785e-1, -1.615753718733365076637e1, -7.500855792314704667340e1,
                            -1.228866684490136173410e2, -6.485021904942025371773e1)

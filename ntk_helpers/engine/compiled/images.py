@@ -19,6 +19,7 @@ from .angle import _angle
 from .checks import check_finite
 from .plans import Plan
 
+
 def pooled_kernel(p: Plan, x1: torch.Tensor, x2: torch.Tensor | None, progress: bool = False,
                   memory_budget: float = DEFAULT_MEMORY_BUDGET) -> Kernel:
     """NNGP and NTK after ``global_avg_pool()`` (then the layers after it), float64 (n1, n2).

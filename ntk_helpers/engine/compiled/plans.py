@@ -15,6 +15,7 @@ from ..dense import Dense
 from ..pooling import GlobalAvgPoolLayer
 from ._numba import numba
 
+
 @dataclass(frozen=True)
 class Plan:
     """The layers before the readout as arrays for the compiled function, and what follows the readout.

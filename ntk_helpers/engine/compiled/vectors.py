@@ -17,6 +17,7 @@ from .angle import _angle
 from .checks import check_finite
 from .plans import VectorPlan
 
+
 def vector_kernel(p: VectorPlan, x1: torch.Tensor, x2: torch.Tensor | None) -> Kernel:
     """NNGP and NTK of a network of dense layers and piecewise-linear activations on vectors, (n1, n2).
 
