@@ -77,6 +77,8 @@ def test_the_default_takes_the_compiled_path_only_where_it_applies(monkeypatch):
 
 def test_compiled_true_says_why_it_cannot():
     x = images(3, 0)
+    with pytest.raises(TypeError, match="compiled must be None.*True or False, got 'yes'"):
+        nh.mlp(2).kernel(torch.randn(3, 4, dtype=torch.float64), compiled="yes")
     with pytest.raises(ValueError, match="compiled=True.*stride 1"):
         nh.serial(nh.conv(stride=2), nh.relu(), nh.global_avg_pool()).kernel(x, compiled=True)
     with pytest.raises(ValueError, match="compiled=True.*no global_avg_pool"):

@@ -126,6 +126,9 @@ class Layer:
             if pair_dtype not in (torch.float32, torch.float64):
                 raise ValueError(f"pair_dtype must be torch.float32 or torch.float64, got {pair_dtype!r}")
             t1, t2 = t1.to(pair_dtype), (None if t2 is None else t2.to(pair_dtype))
+        if compiled not in (None, True, False):
+            raise TypeError(f"compiled must be None (use the compiled path where it applies), True or False, "
+                            f"got {compiled!r}")
         budget = planning.DEFAULT_MEMORY_BUDGET if memory_budget is None else memory_budget
         if isinstance(budget, bool) or not isinstance(budget, (int, float)) or not budget > 0:
             raise ValueError(f"memory_budget must be a positive number of bytes, got {memory_budget!r}")
