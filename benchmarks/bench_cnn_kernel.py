@@ -19,8 +19,8 @@ Variants, each run in a fresh process (so that its peak RSS, ``ru_maxrss``, is i
 - ``eager``: ``arch.kernel(x, compiled=False)``: the layers' rules on pair tensors, with same-position
   pairs before a flatten readout, blocks chosen from the memory budget (1 GiB) and heap-sized, freed
   memory reused during the call;
-- ``default``: ``arch.kernel(x)``: the compiled path (``engine/compiled.py``, one pair of images at a time,
-  all layers fused) for the pooled cases, the eager path for the others; the compiled function is compiled
+- ``default``: ``arch.kernel(x)``: the compiled paths (``engine/compiled/``; pooled: one pair of images at a time,
+  all layers fused) for the pooled cases and the MLP, the eager path for flatten; the compiled code is compiled
   (or loaded from numba's disk cache) before the clock starts, once per process;
 - ``float32``: ``arch.kernel(x, pair_dtype=torch.float32)`` (the eager path with float32 pair tensors), with
   its largest relative error against ``default`` (NTK entries, relative to the largest entry).

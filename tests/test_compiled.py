@@ -1,4 +1,4 @@
-"""The compiled paths (``engine/compiled.py``: pooled CNNs, MLPs) against the eager layer rules.
+"""The compiled paths (``engine/compiled/``: pooled CNNs, MLPs) against the eager layer rules.
 
 The eager path (each layer's ``transform`` on pixel-pair tensors) is itself tested against an oracle built
 from ``F.conv2d`` and against finite networks (tests/test_conv.py); here the compiled path must give the same
