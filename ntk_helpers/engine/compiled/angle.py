@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from ._numba import numba
+from ._numba import njit, numba
 
 
 # Cephes atan (S. L. Moshier): atan(u) = u + u z P(z) / Q(z), z = u^2, for |u| <= tan(pi / 8)
@@ -36,4 +36,4 @@ def _angle(r, c):
 
 
 if numba is not None:
-    _angle = numba.njit(inline="always", error_model="numpy", cache=True)(_angle)
+    _angle = njit(inline="always", error_model="numpy")(_angle)

@@ -14,7 +14,7 @@ import torch
 from ..conv import Conv
 from ..kernel import Kernel
 from ..planning import DEFAULT_MEMORY_BUDGET, MemoryBudgetError
-from ._numba import numba
+from ._numba import njit, numba
 from .angle import _angle
 from .checks import check_finite
 from .plans import Plan
@@ -119,7 +119,7 @@ def _runner(p: Plan, height: int, width: int, threads: int):
 def _pairs_function(kh: int, kw: int):
     """The compiled function for filters of kh x kw taps (constants, so the tap loops unroll)."""
 
-    @numba.njit(nogil=True, error_model="numpy", cache=True)
+    @njit(nogil=True, error_model="numpy")
     def pairs(x1, x2, var1, var2, rows, cols, height, width, top, left, sigma_w2, sigma_b2, jump, mean_slope_sq,
               self_pairs, out_nngp, out_ntk):
         # x1 (n1, C, P), var1 (L, n1, P); P = height * width; buffers (P, P) flat with a zero margin on both

@@ -12,7 +12,7 @@ import torch
 
 from ..dense import Dense
 from ..kernel import Kernel
-from ._numba import numba
+from ._numba import njit, numba
 from .angle import _angle
 from .checks import check_finite
 from .plans import VectorPlan
@@ -120,6 +120,6 @@ def _vector_self_loop(var0, var, out_nngp, out_ntk, sigma_w2, sigma_b2, jump, me
 
 
 if numba is not None:
-    _vector_rows = numba.njit(nogil=True, error_model="numpy", cache=True)(_vector_rows)
-    _vector_self_loop = numba.njit(error_model="numpy", cache=True)(_vector_self_loop)
-    _mirror_upper = numba.njit(nogil=True, cache=True)(_mirror_upper)
+    _vector_rows = njit(nogil=True, error_model="numpy")(_vector_rows)
+    _vector_self_loop = njit(error_model="numpy")(_vector_self_loop)
+    _mirror_upper = njit(nogil=True)(_mirror_upper)
