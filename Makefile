@@ -1,8 +1,11 @@
 # ntk-notebooks: the two commands are `make lab` (set up, open the lessons) and `make test`
-# (set up, run every test). Both need only Python 3.11 and pip; they create .venv/ here.
+# (set up, run every test). Both need only Python 3.11, 3.12 or 3.13 and pip; they create .venv/ here.
 
-PYTHON ?= python3
-VENV   := .venv
+# The Python of .venv/: PYTHON=/path/to/python if given, else the first of these names that runs and is a tested
+# version (tools/find_python.sh; the list matches pyproject.toml's classifiers, a test checks).
+TESTED_PYTHONS := 3.11 3.12 3.13
+PYTHON ?= $(shell TESTED="$(TESTED_PYTHONS)" sh tools/find_python.sh python3 python3.13 python3.12 python3.11 python)
+VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg --nbval-cell-timeout=300
@@ -12,12 +15,14 @@ NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize
 OTHER_MACHINE := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 ATEN_CPU_CAPABILITY=default \
                  MKL_ENABLE_INSTRUCTIONS=AVX OPENBLAS_CORETYPE=Sandybridge
 
-.PHONY: setup lab test test-fast browser-deps benchmark environment notebooks exercises autograde dashboard site student clean
+.PHONY: setup lab test test-fast test-lesson other-python links browser-deps benchmark environment notebooks exercises autograde dashboard site student clean
 LESSON ?= 02_mlp_recursion
 
 setup: $(STAMP)
 
 $(STAMP): pyproject.toml
+	@TESTED="$(TESTED_PYTHONS)" sh tools/find_python.sh --check "$(PYTHON)"
+	@echo "Setting up $(VENV)/ with $(PYTHON) ($$($(PYTHON) --version)); torch 2.13.0 is most of the download (README, 'Which Python, which torch')"
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet -e ".[lab,test]"
 	@# The lessons' kernel (this .venv only): torch's OpenMP threads sleep instead of spinning when they wait,
@@ -34,7 +39,21 @@ test: setup browser-deps
 	$(OTHER_MACHINE) $(BIN)/python -m pytest -p no:cacheprovider notebooks --ignore=notebooks/zh $(NBVAL)
 
 test-fast: setup            ## unit tests only: no notebooks, no browser, no grading pipeline
-	$(BIN)/python -m pytest tests -m "not browser and not grading"
+	$(BIN)/python -m pytest -p no:cacheprovider tests -m "not browser and not grading"
+
+test-lesson: setup          ## one lesson under nbval: make test-lesson LESSON=03_cnn
+	$(BIN)/python -m pytest -p no:cacheprovider notebooks/$(LESSON).ipynb $(NBVAL)
+
+# A second Python beside .venv/: its own venv (.venv-3.12/ ...), the unit tests and lesson 03 (numba's compiled
+# path). Not part of `make test`: off Python 3.11 pip downloads torch's default CUDA build (README).
+other-python:               ## make other-python OTHER=python3.12 (or a path): unit tests + lesson 03 in .venv-3.12/
+	@test -n "$(OTHER)" || { echo "name the interpreter: make other-python OTHER=python3.12" >&2; exit 2; }
+	@TESTED="$(TESTED_PYTHONS)" sh tools/find_python.sh --check "$(OTHER)"
+	$(MAKE) test-fast test-lesson PYTHON="$(OTHER)" LESSON=03_cnn \
+	  VENV=.venv-$$($(OTHER) -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+
+links:                      ## point the Colab/Binder links and install cells at a fork: make links REPOSITORY=owner/name
+	$(BIN)/python tools/install_links.py $(REPOSITORY)
 
 browser-deps:               ## Debian's Chromium for the real-browser tests (never a downloaded browser) and a CJK font
 	@missing=""; [ -x /usr/bin/chromium ] || missing="chromium fonts-dejavu-core"; \

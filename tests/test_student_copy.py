@@ -36,8 +36,10 @@ def test_no_solution_text_and_no_instructor_files(copy):
         found = [m for m in MARKERS if m in text]
         assert not found, f"{path.relative_to(copy)} contains {found}"
     for absent in ["solutions", ".git", "nbgrader_config.py", "tests/test_grading.py", "tests/grading_harness.py",
-                   "tests/grading_cases", "tools", "benchmarks", ".ci", ".venv", "build"]:
+                   "tests/grading_cases", "benchmarks", ".ci", ".venv", "build"]:
         assert not (copy / absent).exists(), f"{absent} is in the student copy"
+    tools = sorted(p.name for p in (copy / "tools").iterdir())
+    assert tools == ["find_python.sh"], f"tools/ of the copy should hold only the Makefile's find_python.sh: {tools}"
     assert not list(copy.rglob("__pycache__")) and not list(copy.rglob(".ipynb_checkpoints"))
 
 

@@ -13,7 +13,8 @@ The copy has
   ``make dashboard LESSON=...``, ``make clean``; its set-up rules are copied from the course Makefile.
 
 It has no solutions/, no hidden tests or rubrics, no grading harness or nbgrader course configuration, no
-benchmarks or course tools, and no .git. The folder is replaced if it is an earlier student copy; any other
+benchmarks or course tools (its tools/ holds only find_python.sh, with which its Makefile chooses a Python), and
+no .git. The folder is replaced if it is an earlier student copy; any other
 non-empty folder is refused.
 """
 
@@ -38,7 +39,7 @@ IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints", ".
 
 STUDENT_MAKEFILE = """\
 # ntk-notebooks, student copy (written by `make student` in the course repository; no solutions in it).
-#   make lab                        set up .venv/ (needs only Python 3.11 and pip) and open the lessons
+#   make lab                        set up .venv/ (needs only Python 3.11, 3.12 or 3.13 and pip) and open the lessons
 #   make validate EX=ex4_1_sigma_dot  run an exercise top to bottom with its visible tests before you hand it in
 #   make test                       the package's unit tests, then every lesson re-run against its saved outputs
 #   make dashboard LESSON=04_resnet one lesson's sliders and plots without code (Voila, http://127.0.0.1:8866)
@@ -84,7 +85,8 @@ def makefile_variable(text: str, name: str) -> str:
 
 
 def student_makefile(course_makefile: str) -> str:
-    variables = "\n".join(makefile_variable(course_makefile, v) for v in ("PYTHON", "VENV", "BIN", "STAMP", "NBVAL"))
+    variables = "\n".join(makefile_variable(course_makefile, v)
+                          for v in ("TESTED_PYTHONS", "PYTHON", "VENV", "BIN", "STAMP", "NBVAL"))
     rules = {name: makefile_rule(course_makefile, target) for name, target in
              [("setup", "setup"), ("stamp", "$(STAMP)"), ("lab", "lab"), ("dashboard", "dashboard"),
               ("clean", "clean")]}
@@ -133,6 +135,8 @@ def make_student_copy(dest: Path) -> Path:
             shutil.copy2(path, dest / "notebooks" / "zh" / path.name)
     shutil.copytree(ROOT / "exercises", dest / "exercises", ignore=IGNORE)
     shutil.copytree(ROOT / "ntk_helpers", dest / "ntk_helpers", ignore=IGNORE)
+    (dest / "tools").mkdir()
+    shutil.copy2(ROOT / "tools" / "find_python.sh", dest / "tools")      # the Makefile's choice of Python
     for name in TOP_FILES:
         if (ROOT / name).exists():
             shutil.copy2(ROOT / name, dest / name)
