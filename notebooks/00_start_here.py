@@ -1,5 +1,6 @@
 # %% [markdown]
 # # 00 · Start here: a map of the NTK lessons
+# [Open in Colab](https://colab.research.google.com/github/ntk-notebooks/ntk-notebooks/blob/main/notebooks/00_start_here.ipynb) · [Binder](https://mybinder.org/v2/gh/ntk-notebooks/ntk-notebooks/HEAD?labpath=notebooks%2F00_start_here.ipynb)
 # [中文版 / Chinese edition](zh/00_start_here.ipynb)
 #
 # These notebooks teach the **Neural Tangent Kernel** (NTK) and how a network's architecture shapes
@@ -16,6 +17,14 @@
 #
 # **You need:** Python, a little linear algebra (eigenvalues, Gram matrices) and the idea of
 # gradient descent. No JAX: everything is plain PyTorch.
+
+# %%
+# On Colab (or any Jupyter without this course's package) this installs it (once); here it does nothing.
+import importlib, importlib.util, subprocess, sys
+if importlib.util.find_spec("ntk_helpers") is None:
+    package = "ntk-notebooks @ git+https://github.com/ntk-notebooks/ntk-notebooks"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", package], check=True)
+    importlib.invalidate_caches()
 
 # %% [markdown]
 # ## The lessons

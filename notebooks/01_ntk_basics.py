@@ -1,5 +1,6 @@
 # %% [markdown]
 # # 01 · NTK basics: definition, a broken recipe fixed, convergence with width
+# [Open in Colab](https://colab.research.google.com/github/ntk-notebooks/ntk-notebooks/blob/main/notebooks/01_ntk_basics.ipynb) · [Binder](https://mybinder.org/v2/gh/ntk-notebooks/ntk-notebooks/HEAD?labpath=notebooks%2F01_ntk_basics.ipynb)
 #
 # *Overview text §2–3.*
 #
@@ -12,6 +13,14 @@
 #   **bias** that shrinks like $1/m$.
 #
 # **Prerequisites:** lesson 00 (notation), the chain rule, gradient descent.
+
+# %%
+# On Colab (or any Jupyter without this course's package) this installs it (once); here it does nothing.
+import importlib, importlib.util, subprocess, sys
+if importlib.util.find_spec("ntk_helpers") is None:
+    package = "ntk-notebooks @ git+https://github.com/ntk-notebooks/ntk-notebooks"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", package], check=True)
+    importlib.invalidate_caches()
 
 # %%
 import math

@@ -1,5 +1,6 @@
 # %% [markdown]
 # # 02 · The MLP recursion, kernel collapse and the edge of chaos
+# [Open in Colab](https://colab.research.google.com/github/ntk-notebooks/ntk-notebooks/blob/main/notebooks/02_mlp_recursion.ipynb) · [Binder](https://mybinder.org/v2/gh/ntk-notebooks/ntk-notebooks/HEAD?labpath=notebooks%2F02_mlp_recursion.ipynb)
 #
 # *Chapter 4.1.*
 #
@@ -13,6 +14,14 @@
 # - the order/chaos phase diagram of tanh networks, and the degenerate case without bias ($q^* = 0$).
 #
 # **Prerequisites:** lesson 01.
+
+# %%
+# On Colab (or any Jupyter without this course's package) this installs it (once); here it does nothing.
+import importlib, importlib.util, subprocess, sys
+if importlib.util.find_spec("ntk_helpers") is None:
+    package = "ntk-notebooks @ git+https://github.com/ntk-notebooks/ntk-notebooks"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", package], check=True)
+    importlib.invalidate_caches()
 
 # %%
 import functools

@@ -1,5 +1,6 @@
 # %% [markdown]
 # # 03 · Convolutional networks: locality, weight sharing, pooling
+# [Open in Colab](https://colab.research.google.com/github/ntk-notebooks/ntk-notebooks/blob/main/notebooks/03_cnn.ipynb) · [Binder](https://mybinder.org/v2/gh/ntk-notebooks/ntk-notebooks/HEAD?labpath=notebooks%2F03_cnn.ipynb)
 #
 # *Chapter 4.2.*
 #
@@ -13,6 +14,14 @@
 #   depth, stride and dilation grow it, and why max pooling has no closed form.
 #
 # **Prerequisites:** lessons 01–02.
+
+# %%
+# On Colab (or any Jupyter without this course's package) this installs it (once); here it does nothing.
+import importlib, importlib.util, subprocess, sys
+if importlib.util.find_spec("ntk_helpers") is None:
+    package = "ntk-notebooks @ git+https://github.com/ntk-notebooks/ntk-notebooks"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", package], check=True)
+    importlib.invalidate_caches()
 
 # %%
 import math

@@ -1,5 +1,6 @@
 # %% [markdown]
 # # 04 · Residual networks: how the branch scale α decides everything
+# [Open in Colab](https://colab.research.google.com/github/ntk-notebooks/ntk-notebooks/blob/main/notebooks/04_resnet.ipynb) · [Binder](https://mybinder.org/v2/gh/ntk-notebooks/ntk-notebooks/HEAD?labpath=notebooks%2F04_resnet.ipynb)
 #
 # *Chapter 4.3.*
 #
@@ -12,6 +13,14 @@
 # - why the chapter's $O(\sqrt L)$ arithmetic is wrong: gradients of different blocks add in **squares**.
 #
 # **Prerequisites:** lesson 02.
+
+# %%
+# On Colab (or any Jupyter without this course's package) this installs it (once); here it does nothing.
+import importlib, importlib.util, subprocess, sys
+if importlib.util.find_spec("ntk_helpers") is None:
+    package = "ntk-notebooks @ git+https://github.com/ntk-notebooks/ntk-notebooks"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", package], check=True)
+    importlib.invalidate_caches()
 
 # %%
 import math

@@ -1,5 +1,6 @@
 # %% [markdown]
 # # 05 · Normalization and parameterization: what stays fixed, what moves
+# [Open in Colab](https://colab.research.google.com/github/ntk-notebooks/ntk-notebooks/blob/main/notebooks/05_normalization_parameterization.ipynb) · [Binder](https://mybinder.org/v2/gh/ntk-notebooks/ntk-notebooks/HEAD?labpath=notebooks%2F05_normalization_parameterization.ipynb)
 #
 # *Chapter 4.4.*
 #
@@ -15,6 +16,14 @@
 #   regression started from $f_0$, not kernel ridge regression.
 #
 # **Prerequisites:** lessons 01–02.
+
+# %%
+# On Colab (or any Jupyter without this course's package) this installs it (once); here it does nothing.
+import importlib, importlib.util, subprocess, sys
+if importlib.util.find_spec("ntk_helpers") is None:
+    package = "ntk-notebooks @ git+https://github.com/ntk-notebooks/ntk-notebooks"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", package], check=True)
+    importlib.invalidate_caches()
 
 # %%
 import math

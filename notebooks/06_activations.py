@@ -1,5 +1,6 @@
 # %% [markdown]
 # # 06 · Activations: homogeneity, eigen-decay, spectral bias, parity
+# [Open in Colab](https://colab.research.google.com/github/ntk-notebooks/ntk-notebooks/blob/main/notebooks/06_activations.ipynb) · [Binder](https://mybinder.org/v2/gh/ntk-notebooks/ntk-notebooks/HEAD?labpath=notebooks%2F06_activations.ipynb)
 #
 # *Chapter 4.5.*
 #
@@ -14,6 +15,14 @@
 # - the parity pitfall: without biases, erf and tanh networks can only represent **odd** functions.
 #
 # **Prerequisites:** lessons 01–02.
+
+# %%
+# On Colab (or any Jupyter without this course's package) this installs it (once); here it does nothing.
+import importlib, importlib.util, subprocess, sys
+if importlib.util.find_spec("ntk_helpers") is None:
+    package = "ntk-notebooks @ git+https://github.com/ntk-notebooks/ntk-notebooks"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", package], check=True)
+    importlib.invalidate_caches()
 
 # %%
 import math

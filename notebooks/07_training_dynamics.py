@@ -1,5 +1,6 @@
 # %% [markdown]
 # # 07 · Training dynamics: the closed form against real gradient descent
+# [Open in Colab](https://colab.research.google.com/github/ntk-notebooks/ntk-notebooks/blob/main/notebooks/07_training_dynamics.ipynb) · [Binder](https://mybinder.org/v2/gh/ntk-notebooks/ntk-notebooks/HEAD?labpath=notebooks%2F07_training_dynamics.ipynb)
 #
 # *Overview text §3 and §7.1; chapter 4.4.2.*
 #
@@ -13,6 +14,14 @@
 #   "inexpressive" but sample-hungry.
 #
 # **Prerequisites:** lessons 01–02.
+
+# %%
+# On Colab (or any Jupyter without this course's package) this installs it (once); here it does nothing.
+import importlib, importlib.util, subprocess, sys
+if importlib.util.find_spec("ntk_helpers") is None:
+    package = "ntk-notebooks @ git+https://github.com/ntk-notebooks/ntk-notebooks"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", package], check=True)
+    importlib.invalidate_caches()
 
 # %%
 import math

@@ -1,5 +1,6 @@
 # %% [markdown]
 # # 08 · Effective rank: what it does and does not tell you
+# [Open in Colab](https://colab.research.google.com/github/ntk-notebooks/ntk-notebooks/blob/main/notebooks/08_effective_rank.ipynb) · [Binder](https://mybinder.org/v2/gh/ntk-notebooks/ntk-notebooks/HEAD?labpath=notebooks%2F08_effective_rank.ipynb)
 #
 # *Overview text §4.*
 #
@@ -12,6 +13,14 @@
 # - what the overview's later sections (NTK-ECRN, frequency principle, edge of stability, grokking) rest on.
 #
 # **Prerequisites:** lessons 01–02, 07.
+
+# %%
+# On Colab (or any Jupyter without this course's package) this installs it (once); here it does nothing.
+import importlib, importlib.util, subprocess, sys
+if importlib.util.find_spec("ntk_helpers") is None:
+    package = "ntk-notebooks @ git+https://github.com/ntk-notebooks/ntk-notebooks"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", package], check=True)
+    importlib.invalidate_caches()
 
 # %%
 import math

@@ -22,6 +22,9 @@ import jupytext
 import nbformat
 from nbclient import NotebookClient
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))     # its sibling tools, also when loaded by file path
+from install_links import INSTALL_CHECK  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 #: The lessons' pairing settings, as JupyterLab reads them (notebooks/jupytext.toml): stored in each lesson too, so
@@ -31,10 +34,12 @@ JUPYTEXT = tomllib.loads((ROOT / "notebooks" / "jupytext.toml").read_text())
 
 def add_slide_metadata(nb) -> None:
     """RISE slides: the title and every "##" section start a slide, "###" a sub-slide, plots appear as
-    fragments (one step each), everything else joins the current slide."""
+    fragments (one step each), the install cell for Colab is skipped, everything else joins the current slide."""
     for index, cell in enumerate(nb.cells):
         text = cell.source.lstrip()
-        if cell.cell_type == "markdown" and (index == 0 or text.startswith("## ")):
+        if cell.cell_type == "code" and INSTALL_CHECK in text:
+            kind = "skip"
+        elif cell.cell_type == "markdown" and (index == 0 or text.startswith("## ")):
             kind = "slide"
         elif cell.cell_type == "markdown" and text.startswith("### "):
             kind = "subslide"

@@ -1,5 +1,6 @@
 # %% [markdown]
 # # 00 · 从这里开始：NTK 课程地图
+# [在 Colab 中打开](https://colab.research.google.com/github/ntk-notebooks/ntk-notebooks/blob/main/notebooks/zh/00_start_here.ipynb) · [Binder](https://mybinder.org/v2/gh/ntk-notebooks/ntk-notebooks/HEAD?labpath=notebooks%2Fzh%2F00_start_here.ipynb)（在 Colab 上，要让图和滑块显示中文，请先运行 `%pip install mplfonts==0.0.11` 和 `%env NTK_LESSON_LANGUAGE=zh`）
 # （[English version / 英文版](../00_start_here.ipynb)）
 #
 # 这组 notebook 讲授**神经正切核**（NTK），以及网络结构如何塑造它的形式。
@@ -15,6 +16,14 @@
 #
 # **预备知识：** Python、一点线性代数（特征值、Gram 矩阵）以及梯度下降的基本思想。
 # 不需要 JAX：所有代码都是普通的 PyTorch。
+
+# %%
+# On Colab (or any Jupyter without this course's package) this installs it (once); here it does nothing.
+import importlib, importlib.util, subprocess, sys
+if importlib.util.find_spec("ntk_helpers") is None:
+    package = "ntk-notebooks @ git+https://github.com/ntk-notebooks/ntk-notebooks"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", package], check=True)
+    importlib.invalidate_caches()
 
 # %% [markdown]
 # ## 课程一览

@@ -1,5 +1,6 @@
 # %% [markdown]
 # # 01 · NTK 基础：定义、一段错误代码的修正、随宽度的收敛
+# [在 Colab 中打开](https://colab.research.google.com/github/ntk-notebooks/ntk-notebooks/blob/main/notebooks/zh/01_ntk_basics.ipynb) · [Binder](https://mybinder.org/v2/gh/ntk-notebooks/ntk-notebooks/HEAD?labpath=notebooks%2Fzh%2F01_ntk_basics.ipynb)（在 Colab 上，要让图和滑块显示中文，请先运行 `%pip install mplfonts==0.0.11` 和 `%env NTK_LESSON_LANGUAGE=zh`）
 # （[English version / 英文版](../01_ntk_basics.ipynb)）
 #
 # *对应综述第 2–3 节。*
@@ -12,6 +13,14 @@
 #   以及按 $1/m$ 缩小的系统**偏差**（bias）。
 #
 # **预备知识：** 第 00 课（记号）、链式法则、梯度下降。
+
+# %%
+# On Colab (or any Jupyter without this course's package) this installs it (once); here it does nothing.
+import importlib, importlib.util, subprocess, sys
+if importlib.util.find_spec("ntk_helpers") is None:
+    package = "ntk-notebooks @ git+https://github.com/ntk-notebooks/ntk-notebooks"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", package], check=True)
+    importlib.invalidate_caches()
 
 # %%
 import math

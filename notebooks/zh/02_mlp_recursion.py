@@ -1,5 +1,6 @@
 # %% [markdown]
 # # 02 · MLP 的递归公式、核退化与混沌边缘
+# [在 Colab 中打开](https://colab.research.google.com/github/ntk-notebooks/ntk-notebooks/blob/main/notebooks/zh/02_mlp_recursion.ipynb) · [Binder](https://mybinder.org/v2/gh/ntk-notebooks/ntk-notebooks/HEAD?labpath=notebooks%2Fzh%2F02_mlp_recursion.ipynb)（在 Colab 上，要让图和滑块显示中文，请先运行 `%pip install mplfonts==0.0.11` 和 `%env NTK_LESSON_LANGUAGE=zh`）
 # （[English version / 英文版](../02_mlp_recursion.ipynb)）
 #
 # *教材第 4.1 节。*
@@ -13,6 +14,14 @@
 # - tanh 网络的有序/混沌相图，以及无偏置时的退化情形（$q^* = 0$）。
 #
 # **预备知识：** 第 01 课。
+
+# %%
+# On Colab (or any Jupyter without this course's package) this installs it (once); here it does nothing.
+import importlib, importlib.util, subprocess, sys
+if importlib.util.find_spec("ntk_helpers") is None:
+    package = "ntk-notebooks @ git+https://github.com/ntk-notebooks/ntk-notebooks"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", package], check=True)
+    importlib.invalidate_caches()
 
 # %%
 import functools

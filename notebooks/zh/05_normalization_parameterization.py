@@ -1,5 +1,6 @@
 # %% [markdown]
 # # 05 · 归一化与参数化：什么保持不变，什么在移动
+# [在 Colab 中打开](https://colab.research.google.com/github/ntk-notebooks/ntk-notebooks/blob/main/notebooks/zh/05_normalization_parameterization.ipynb) · [Binder](https://mybinder.org/v2/gh/ntk-notebooks/ntk-notebooks/HEAD?labpath=notebooks%2Fzh%2F05_normalization_parameterization.ipynb)（在 Colab 上，要让图和滑块显示中文，请先运行 `%pip install mplfonts==0.0.11` 和 `%env NTK_LESSON_LANGUAGE=zh`）
 # （[English version / 英文版](../05_normalization_parameterization.ipynb)）
 #
 # *第 4.4 节。*
@@ -15,6 +16,14 @@
 # - “惰性”的真正含义：*输出*仍然移动 $O(1)$，核极限是从 $f_0$ 出发的无岭核回归，而不是核岭回归。
 #
 # **前置课程：** 第 01–02 课。
+
+# %%
+# On Colab (or any Jupyter without this course's package) this installs it (once); here it does nothing.
+import importlib, importlib.util, subprocess, sys
+if importlib.util.find_spec("ntk_helpers") is None:
+    package = "ntk-notebooks @ git+https://github.com/ntk-notebooks/ntk-notebooks"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", package], check=True)
+    importlib.invalidate_caches()
 
 # %%
 import math

@@ -1,5 +1,6 @@
 # %% [markdown]
 # # 07 · 训练动力学：闭式解与真实梯度下降的对照
+# [在 Colab 中打开](https://colab.research.google.com/github/ntk-notebooks/ntk-notebooks/blob/main/notebooks/zh/07_training_dynamics.ipynb) · [Binder](https://mybinder.org/v2/gh/ntk-notebooks/ntk-notebooks/HEAD?labpath=notebooks%2Fzh%2F07_training_dynamics.ipynb)（在 Colab 上，要让图和滑块显示中文，请先运行 `%pip install mplfonts==0.0.11` 和 `%env NTK_LESSON_LANGUAGE=zh`）
 # （[English version / 英文版](../07_training_dynamics.ipynb)）
 #
 # *NTK 综述 §3 与 §7.1；教材第 4.4.2 节。*
@@ -13,6 +14,14 @@
 # - 训练后的无限集成给出的误差带是校准良好的；懒惰训练并非“表达能力不足”，而是需要大量样本。
 #
 # **先修：** 第 01–02 课。
+
+# %%
+# On Colab (or any Jupyter without this course's package) this installs it (once); here it does nothing.
+import importlib, importlib.util, subprocess, sys
+if importlib.util.find_spec("ntk_helpers") is None:
+    package = "ntk-notebooks @ git+https://github.com/ntk-notebooks/ntk-notebooks"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", package], check=True)
+    importlib.invalidate_caches()
 
 # %%
 import math

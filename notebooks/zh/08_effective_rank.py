@@ -1,5 +1,6 @@
 # %% [markdown]
 # # 08 · 有效秩：它能告诉你什么，又不能告诉你什么
+# [在 Colab 中打开](https://colab.research.google.com/github/ntk-notebooks/ntk-notebooks/blob/main/notebooks/zh/08_effective_rank.ipynb) · [Binder](https://mybinder.org/v2/gh/ntk-notebooks/ntk-notebooks/HEAD?labpath=notebooks%2Fzh%2F08_effective_rank.ipynb)（在 Colab 上，要让图和滑块显示中文，请先运行 `%pip install mplfonts==0.0.11` 和 `%env NTK_LESSON_LANGUAGE=zh`）
 # （[English version / 英文版](../08_effective_rank.ipynb)）
 #
 # *综述 §4。*
@@ -12,6 +13,14 @@
 # - 综述后面几节（NTK-ECRN、频率原则、稳定性边缘、Grokking）的依据是什么。
 #
 # **前置课程：** 第 01–02 课、第 07 课。
+
+# %%
+# On Colab (or any Jupyter without this course's package) this installs it (once); here it does nothing.
+import importlib, importlib.util, subprocess, sys
+if importlib.util.find_spec("ntk_helpers") is None:
+    package = "ntk-notebooks @ git+https://github.com/ntk-notebooks/ntk-notebooks"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", package], check=True)
+    importlib.invalidate_caches()
 
 # %%
 import math
