@@ -15,7 +15,7 @@ NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize
 OTHER_MACHINE := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 ATEN_CPU_CAPABILITY=default \
                  MKL_ENABLE_INSTRUCTIONS=AVX OPENBLAS_CORETYPE=Sandybridge
 
-.PHONY: setup lab test test-fast test-lesson other-python links browser-deps benchmark environment notebooks exercises autograde dashboard site student clean
+.PHONY: setup lab test test-fast test-lesson other-python links zh-catalog browser-deps benchmark environment notebooks exercises autograde dashboard site student clean
 LESSON ?= 02_mlp_recursion
 
 setup: $(STAMP)
@@ -74,6 +74,10 @@ benchmark: setup
 
 environment: setup          ## regenerate environment.yml from pyproject.toml
 	$(BIN)/p2c project --overwrite force
+
+zh-catalog: setup           ## after editing English lessons: mark their changed texts in notebooks/locale/zh/*.po
+	$(BIN)/python tools/zh_catalog.py update
+	$(BIN)/python tools/zh_catalog.py check || true
 
 notebooks: setup            ## re-create every lesson .ipynb from its .py source and execute it, then the Chinese ones
 	$(BIN)/python tools/build_notebooks.py

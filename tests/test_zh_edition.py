@@ -47,6 +47,70 @@ def test_code_cells_are_the_english_lessons_cell_by_cell(source):
     assert not problems, f"{source.name}: {problems}"
 
 
+# ------------------------------------------------------------- one source: catalogs, generated Chinese sources
+
+catalogs = load_tool("zh_catalog")
+
+
+def test_every_english_text_has_a_current_chinese_translation():
+    """Every markdown cell of every English lesson has a non-fuzzy entry in notebooks/locale/zh/NN_name.po."""
+    gaps = [problem for name in catalogs.lessons() for problem in catalogs.problems(name)]
+    assert not gaps, "English text without a current translation (make zh-catalog, translate, clear fuzzy):\n" + \
+        "\n".join(gaps)
+
+
+def test_the_chinese_sources_are_generated_from_the_english_lessons_and_catalogs():
+    """No hand-kept copy: each notebooks/zh/NN_name.py is exactly what tools/zh_catalog.py generates."""
+    stale = catalogs.stale_sources()
+    assert not stale, "\n".join(stale)
+
+
+def _scratch_course(tmp_path, name):
+    """A copy of one lesson, its Chinese source and its catalog, laid out as in the course."""
+    root = tmp_path / "course"
+    for relative in (f"notebooks/{name}.py", f"notebooks/zh/{name}.py", f"notebooks/locale/zh/{name}.po"):
+        (root / relative).parent.mkdir(parents=True, exist_ok=True)
+        (root / relative).write_bytes((ROOT / relative).read_bytes())
+    return root
+
+
+def test_an_edited_english_sentence_fails_the_chinese_build_naming_it_until_translated_again(tmp_path):
+    name = "04_resnet"
+    root = _scratch_course(tmp_path, name)
+    assert catalogs.problems(name, root) == [], "the scratch copy should start fully translated"
+    english = root / "notebooks" / f"{name}.py"
+    old = "why the chapter's $O(\\sqrt L)$ arithmetic is wrong"
+    new = "why the chapter's $O(\\sqrt L)$ estimate fails"
+    text = english.read_text(encoding="utf-8")
+    assert text.count(old) == 1, f"the sentence to edit should occur once in {name}.py, found {text.count(old)}"
+    english.write_text(text.replace(old, new), encoding="utf-8")
+
+    # before `make zh-catalog`: the edited cell has no entry at all
+    gaps = catalogs.problems(name, root)
+    assert len(gaps) == 1 and "untranslated" in gaps[0] and "estimate fails" in gaps[0], \
+        f"expected one untranslated entry naming the edited sentence, got {gaps}"
+    # after it: the old translation stays, marked fuzzy; the check names the changed sentence
+    catalogs.update(name, root)
+    gaps = catalogs.problems(name, root)
+    assert len(gaps) == 1 and "fuzzy" in gaps[0] and "estimate fails" in gaps[0], \
+        f"expected one fuzzy entry naming the changed sentence, got {gaps}"
+    with pytest.raises(SystemExit, match="estimate fails"):
+        load_tool("build_zh").generate(root / "notebooks" / "zh" / f"{name}.py", root)
+    chinese = (root / "notebooks" / "zh" / f"{name}.py").read_text(encoding="utf-8")
+    assert chinese == (ROOT / "notebooks" / "zh" / f"{name}.py").read_text(encoding="utf-8"), \
+        "a failed generation must leave the Chinese source as it was"
+
+    # translated again (a translator's edit: the new text, fuzzy cleared): generation works and carries it
+    catalog = catalogs.read_catalog(name, root)
+    message = next(m for m in catalog if m.id and "estimate fails" in m.id)
+    assert message.fuzzy and "第 4.3 节" in message.string, "the fuzzy entry should hold the old translation"
+    message.string = message.string + "\n（已修订）"
+    message.flags.discard("fuzzy")
+    catalogs.write_catalog(catalog, name, root)
+    assert catalogs.problems(name, root) == [], "after the translation is updated nothing should be missing"
+    assert "（已修订）" in catalogs.generate_source(name, root), "the new translation should reach the lesson"
+
+
 def read_sanitizers(path: Path) -> list:
     """nbval's sanitizers (timings, memory addresses): what may differ between two runs of the same code."""
     config = configparser.ConfigParser(interpolation=None)

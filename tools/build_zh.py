@@ -1,10 +1,12 @@
-"""Build and execute the Chinese lessons ``notebooks/zh/NN_name.ipynb`` from their sources.
+"""Build and execute the Chinese lessons ``notebooks/zh/NN_name.ipynb`` from the English ones and their catalogs.
 
     python tools/build_zh.py [notebooks/zh/02_mlp_recursion.py ...]
     (``make notebooks`` runs it after building the English lessons)
 
-A Chinese lesson ``notebooks/zh/NN_name.py`` has exactly the cells of ``notebooks/NN_name.py``: the same code,
-byte for byte, and translated markdown. It is executed like an English lesson (``build_notebooks.build``: the
+A Chinese lesson's source ``notebooks/zh/NN_name.py`` is first generated (``tools/zh_catalog.py``) from
+``notebooks/NN_name.py`` and the catalog ``notebooks/locale/zh/NN_name.po``: the same cells, the same code byte
+for byte, each markdown cell translated. The build stops, naming the English text, where a translation is
+missing or fuzzy (the English changed after it was translated). The lesson is then executed like an English lesson (``build_notebooks.build``: the
 same kernel, environment, slide metadata and saved widget state), in its own folder ``notebooks/zh``, so that
 ``ntk_helpers`` draws its plots and sliders in Chinese (``ntk_helpers/course/language.py``). The code is the
 same, so every printed number is the English lesson's (``tests/test_zh_edition.py`` checks both).
@@ -60,8 +62,27 @@ def read_report(path: Path) -> tuple[bool, list[str]]:
     return chinese, sorted({record["untranslated"] for record in records if "untranslated" in record})
 
 
+def _catalogs():
+    spec = importlib.util.spec_from_file_location("zh_catalog", Path(__file__).with_name("zh_catalog.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def generate(source: Path, root: Path = ROOT) -> None:
+    """Write the Chinese source from the English lesson and its catalog, or stop naming what lacks a translation."""
+    catalogs = _catalogs()
+    try:
+        catalogs.generate(source.stem, root)
+    except catalogs.MissingTranslation as gap:
+        raise SystemExit(f"notebooks/zh/{source.name}: English text without a current translation in "
+                         f"notebooks/locale/zh/{source.stem}.po (translate it, clear 'fuzzy'):\n"
+                         + "\n".join(gap.problems)) from None
+
+
 def build(source: Path) -> float:
-    """Execute one Chinese lesson and write its notebook; returns its Run-All time in seconds."""
+    """Generate and execute one Chinese lesson and write its notebook; returns its Run-All time in seconds."""
+    generate(source)
     english = ROOT / "notebooks" / source.name
     problems = differences(jupytext.read(source), jupytext.read(english))
     if problems:
@@ -94,7 +115,7 @@ def build(source: Path) -> float:
 
 
 def main(argv: list[str]) -> None:
-    sources = [Path(a).resolve() for a in argv] or sorted(ZH.glob("[0-9][0-9]_*.py"))
+    sources = [Path(a).resolve() for a in argv] or [ZH / f"{name}.py" for name in _catalogs().lessons()]
     for source in sources:
         print(f"zh/{source.name}: Run All in {build(source):.1f} s, every label in Chinese", flush=True)
 

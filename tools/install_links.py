@@ -48,6 +48,10 @@ def repository() -> str:
     return match.group(1)
 
 
+def issues_url() -> str:
+    return f"https://github.com/{repository()}/issues"
+
+
 def font_requirement() -> str:
     """The pinned CJK font package of the lab extra (what a Chinese lesson on Colab needs besides the package)."""
     return next(r for r in project()["optional-dependencies"]["lab"] if r.startswith("mplfonts")).split("#")[0].strip()
@@ -82,7 +86,7 @@ def binder_url(repo: str, notebook: str) -> str:
 
 def links_line(repo: str, lesson: Path) -> str:
     """The markdown line under a lesson's title."""
-    notebook = lesson.with_suffix(".ipynb").relative_to(ROOT).as_posix()
+    notebook = "/".join(["notebooks", *(["zh"] if lesson.parent.name == "zh" else []), lesson.stem + ".ipynb"])
     colab, binder = colab_url(repo, notebook), binder_url(repo, notebook)
     if lesson.parent.name == "zh":
         return (f"[在 Colab 中打开]({colab}) · [Binder]({binder})（在 Colab 上，要让图和滑块显示中文，"

@@ -1,0 +1,230 @@
+"""The Chinese lessons' text, kept as gettext catalogs: each ``notebooks/zh/NN_name.py`` is generated from the
+English lesson ``notebooks/NN_name.py`` and the catalog ``notebooks/locale/zh/NN_name.po``, never edited by hand.
+
+    python tools/zh_catalog.py update [NN_name ...]    # after an English edit (make zh-catalog): a new English
+                                                       # text gets an empty entry, a changed one keeps its old
+                                                       # translation marked fuzzy, with the old English beside it
+    python tools/zh_catalog.py check                   # exit 1 naming every English text with no current
+                                                       # translation and every Chinese source not as generated
+    python tools/zh_catalog.py generate [NN_name ...]  # write notebooks/zh/NN_name.py (tools/build_zh.py does
+                                                       # this before it runs a lesson; it stops on the first gap)
+
+One catalog entry per English markdown cell: ``msgid`` is the English cell, ``msgstr`` its Chinese text. Code
+cells are copied from the English lesson, so the two editions run the same code by construction. The line of
+Colab/Binder links under a lesson's title is not translated text: it is left out of the entry and written for
+each edition by ``tools/install_links.py``. Translators edit the ``.po`` files with any gettext tool (Poedit,
+Weblate, Lokalize): fill ``msgstr``, clear the ``fuzzy`` flag once the translation says what the English now says.
+"""
+
+from __future__ import annotations
+
+import difflib
+import io
+import re
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+import jupytext
+from babel.messages.catalog import Catalog
+from babel.messages.pofile import read_po, write_po
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))     # its sibling tools, also when loaded by file path
+import install_links  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = ROOT / "notebooks"
+LOCALE = NOTEBOOKS / "locale" / "zh"
+FORMAT = "py:percent"
+#: A fixed creation date for new catalogs: writing a catalog twice gives the same bytes.
+EPOCH = datetime(2026, 12, 1, tzinfo=timezone.utc)
+#: The comment `update` puts on a fuzzy entry: the English sentence that changed.
+CHANGED = "English changed: "
+
+
+class MissingTranslation(Exception):
+    """Some English text of a lesson has no current Chinese translation (each problem names the text)."""
+
+    def __init__(self, problems: list[str]):
+        super().__init__("\n".join(problems))
+        self.problems = problems
+
+
+def lessons(names: list[str] | None = None, root: Path = ROOT) -> list[str]:
+    found = sorted(p.stem for p in (root / "notebooks").glob("[0-9][0-9]_*.py"))
+    unknown = sorted(set(names or []) - set(found))
+    if unknown:
+        raise SystemExit(f"no English lesson named {unknown}; the lessons are {found}")
+    return names or found
+
+
+def _without_links(text: str) -> str:
+    return re.sub(r"(?m)^\[(?:Open in Colab|在 Colab 中打开)\]\(.*\n?", "", text)
+
+
+def english_texts(name: str, root: Path = ROOT) -> list[str]:
+    """The translatable units of a lesson: its markdown cells, in order (the links line left out)."""
+    cells = jupytext.read(root / "notebooks" / f"{name}.py").cells
+    return [_without_links(c.source) for c in cells if c.cell_type == "markdown"]
+
+
+def catalog_path(name: str, root: Path = ROOT) -> Path:
+    return root / "notebooks" / "locale" / "zh" / f"{name}.po"
+
+
+def _new_catalog(name: str) -> Catalog:
+    return Catalog(locale="zh_CN", domain=name, project="ntk-notebooks", version=project_version(),
+                   header_comment=f"# Chinese text of lesson {name} (notebooks/{name}.py), one entry per markdown "
+                                  "cell.\n# Translate msgstr; tools/zh_catalog.py writes everything else.\n#",
+                   copyright_holder="the ntk-notebooks authors", msgid_bugs_address=install_links.issues_url(),
+                   last_translator="ntk-notebooks translators", language_team="Chinese (Simplified)",
+                   creation_date=EPOCH, revision_date=EPOCH, fuzzy=False)
+
+
+def project_version() -> str:
+    return install_links.project()["version"]
+
+
+def read_catalog(name: str, root: Path = ROOT) -> Catalog:
+    path = catalog_path(name, root)
+    if not path.exists():
+        return _new_catalog(name)
+    with path.open("rb") as handle:
+        return read_po(handle, locale="zh_CN", domain=name)
+
+
+def write_catalog(catalog: Catalog, name: str, root: Path = ROOT) -> None:
+    buffer = io.BytesIO()
+    write_po(buffer, catalog, width=0, ignore_obsolete=True, sort_output=False)
+    path = catalog_path(name, root)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(buffer.getvalue())
+
+
+def template(name: str, root: Path = ROOT) -> Catalog:
+    """What the English lesson asks to be translated, in lesson order, each entry located by its cell."""
+    catalog = _new_catalog(name)
+    for index, text in enumerate(english_texts(name, root)):
+        if text.strip() and text not in catalog:
+            catalog.add(text, locations=[(f"{name}.py", index + 1)], auto_comments=["markdown cell"])
+    return catalog
+
+
+def update(name: str, root: Path = ROOT) -> Catalog:
+    """Merge the English lesson into its catalog as msgmerge does (Babel's ``Catalog.update``): unchanged entries
+    stay, a changed text keeps the old translation as fuzzy with a comment ``#. English changed: <the sentence>``
+    (Babel's own ``#| msgid`` does not survive a multi-line msgid, so it is not written), a new one is empty, and
+    an entry whose English is gone is dropped."""
+    catalog = read_catalog(name, root)
+    english_of = {m.string: m.id for m in catalog if m.id and m.string}      # a translation -> its English
+    catalog.update(template(name, root), update_creation_date=False)
+    for message in catalog:
+        was = english_of.get(message.string) if message.id and message.fuzzy else None
+        if was is not None and was != message.id:        # tell the translator (and the check) what changed
+            message.auto_comments = [c for c in message.auto_comments if not c.startswith(CHANGED)] + \
+                [CHANGED + _short(_changed_sentence(was, message.id), 300)]
+    write_catalog(catalog, name, root)
+    return catalog
+
+
+def _changed_sentence(old: str, new: str) -> str:
+    """The first sentence of ``new`` that ``old`` does not have (what a translator must look at)."""
+    split = lambda text: [s.strip() for s in re.split(r"(?<=[.!?:;])\s+|\n\n", text) if s.strip()]  # noqa: E731
+    before = set(split(old))
+    changed = [s for s in split(new) if s not in before]
+    return (changed or split(new) or [new])[0]
+
+
+def _short(text: str, limit: int = 160) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def problems(name: str, root: Path = ROOT) -> list[str]:
+    """Every English text of the lesson without a current translation, each named (empty when all are current)."""
+    catalog = read_catalog(name, root)
+    found = []
+    for index, text in enumerate(english_texts(name, root)):
+        if not text.strip():
+            continue
+        where = f"notebooks/{name}.py, markdown cell {index + 1}"
+        message = catalog.get(text)
+        if message is None or not message.string:
+            known = [m.id for m in catalog if m.id and m.string]
+            close = difflib.get_close_matches(text, known, n=1, cutoff=0.6)
+            named = _changed_sentence(close[0], text) if close else text
+            hint = " (an edit of a translated text: `make zh-catalog` keeps its old translation as fuzzy)" \
+                if close else ""
+            found.append(f"{where}: untranslated{hint}: {_short(named)!r}")
+        elif message.fuzzy:
+            changed = [c[len(CHANGED):] for c in message.auto_comments if c.startswith(CHANGED)]
+            found.append(f"{where}: changed since it was translated (fuzzy): {_short(changed[0] if changed else text)!r}")
+    return found
+
+
+def generate_source(name: str, root: Path = ROOT) -> str:
+    """The Chinese lesson's source: the English lesson with each markdown cell replaced by its translation."""
+    gaps = problems(name, root)
+    if gaps:
+        raise MissingTranslation(gaps)
+    catalog = read_catalog(name, root)
+    english = root / "notebooks" / f"{name}.py"
+    nb = jupytext.read(english)
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            text = _without_links(cell.source)
+            cell.source = catalog.get(text).string if text.strip() else text
+    text = jupytext.writes(nb, fmt=FORMAT)
+    chinese = root / "notebooks" / "zh" / f"{name}.py"
+    return install_links.updated_source(text, install_links.repository(), chinese)
+
+
+def generate(name: str, root: Path = ROOT) -> Path:
+    target = root / "notebooks" / "zh" / f"{name}.py"
+    target.write_text(generate_source(name, root), encoding="utf-8")
+    return target
+
+
+def stale_sources(root: Path = ROOT) -> list[str]:
+    """Chinese sources that differ from what their English lesson and catalog generate (hand edits, or not rebuilt)."""
+    stale = []
+    for name in lessons(root=root):
+        try:
+            fresh = generate_source(name, root)
+        except MissingTranslation:
+            continue                                   # reported by problems()
+        target = root / "notebooks" / "zh" / f"{name}.py"
+        if not target.exists() or target.read_text(encoding="utf-8") != fresh:
+            stale.append(f"notebooks/zh/{name}.py is not what notebooks/{name}.py and its catalog generate "
+                         f"(edit the English lesson or notebooks/locale/zh/{name}.po, then "
+                         f"`python tools/zh_catalog.py generate {name}`)")
+    return stale
+
+
+def main(argv: list[str]) -> int:
+    command, names = (argv[0], argv[1:]) if argv else ("check", [])
+    if command == "update":
+        for name in lessons(names):
+            catalog = update(name)
+            todo = problems(name)
+            print(f"{catalog_path(name).relative_to(ROOT)}: {len(catalog)} entries, {len(todo)} to translate")
+        return 0
+    if command == "generate":
+        failed = False
+        for name in lessons(names):
+            try:
+                print(f"wrote {generate(name).relative_to(ROOT)}")
+            except MissingTranslation as gap:
+                failed = True
+                print("\n".join(gap.problems), file=sys.stderr)
+        return 1 if failed else 0
+    if command == "check":
+        found = [p for name in lessons(names) for p in problems(name)] + stale_sources()
+        print("\n".join(found) or "every English text has a current translation; every Chinese source is generated")
+        return 1 if found else 0
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
