@@ -9,38 +9,50 @@
 #
 # ---
 #
-# **中文** · 习题 4.7 · 50 层 MLP 的核退化与有效秩
+# **中文**
 #
-# *第 4.1.2 节，第 02 课和第 08 课。* 核矩阵的有效秩为
+# **习题 4.7 · 50 层 MLP 的核退化与有效秩**
+#
+# *教材第 4.1.2 节，第 02 课和第 08 课。* 核矩阵的有效秩为
 # $r_\text{eff}(K) = \operatorname{tr}(K)^2/\lVert K\rVert_F^2$；中心化是 $K \mapsto HKH$，其中
 # $H = I - \mathbf 1\mathbf 1^\top/n$（它去掉常数模式）。本章的习题说 50 层 MLP 的 NTK 有效秩非常低；
 # 在这里由你来测量它。
-# 分值：(a) 1 分 + 3 分隐藏测试，(b) 2 分人工评分。
+# 分值：(a) 1 分（可见测试）+ 3 分（隐藏测试），(b) 2 分（人工评分）。
 
 # %% nbgrader={"grade": false, "solution": false, "locked": true, "grade_id": "setup", "schema_version": 3}
 import math
 
 import torch
 import ntk_helpers as nh
-from ntk_helpers.course.grading import as_scalar, check_close
+from ntk_helpers.course.grading import as_scalar, check_close, forbid
 
 # %% [markdown] nbgrader={"grade": false, "solution": false, "locked": true, "grade_id": "part_a", "schema_version": 3}
 # ## (a) `reff(K)`, `center(K)`, `depth_sweep(X, Xt, y, yt, depths)`
 #
 # The inputs are torch float64 tensors: `K` is $(n, n)$ symmetric positive semi-definite, `X` $(n, d)$ and `Xt`
-# $(n_t, d)$ are training and test inputs, `y` $(n,)$ and `yt` $(n_t,)$ their targets, `depths` a list of ints.
+# $(n_t, d)$ are training and test inputs, `y` $(n,)$ and `yt` $(n_t,)$ their targets, `depths` a list of positive
+# ints. The inputs are any vectors: the visible test puts them on the sphere $|x|^2 = d$, the hidden tests use
+# inputs of different norms ($|x|/\sqrt d$ from 0.5 to 2).
 #
 # - `reff(K)`: the effective rank above, one number (a Python float, NumPy scalar or 0-d tensor).
-# - `center(K)`: the matrix $HKH$, shape $(n, n)$ (a tensor or a NumPy array).
+# - `center(K)`: the matrix $HKH$, shape $(n, n)$ (a tensor, a NumPy array or nested lists).
 # - `depth_sweep(...)`: for each depth $L$ in `depths`, the **test mean squared error**
 #   $\frac{1}{n_t}\sum_i (\hat y_i - yt_i)^2$ of **ridgeless NTK regression**,
 #   $\hat y = \Theta(X_t, X)\,\Theta(X, X)^{-1} y$, with $\Theta$ the NTK of `nh.mlp(L)` (ReLU, $L$ hidden layers,
-#   $\sigma_w^2 = 2$, $\sigma_b = 0$; its `.kernel(...)` returns `.ntk`). Return one number per depth, in the order of
-#   `depths`: a list of floats or a 1-D tensor/array of length `len(depths)`.
+#   $\sigma_w^2 = 2$, $\sigma_b = 0$; its `.kernel(...)` returns `.ntk`) on the inputs **as given**: do not project
+#   them onto the sphere and do not normalize the kernel (for this bias-free ReLU network
+#   $\Theta(\lambda x, x') = \lambda\,\Theta(x, x')$ for $\lambda > 0$, so the norms change the prediction).
+#   Return one number per depth, in the order of `depths`: a list of floats or a 1-D tensor/array of length
+#   `len(depths)`.
 #
-# Do not call `nh.effective_rank` or `nh.center` (the tests use them). For the regression, `torch.linalg.solve`, a
-# Cholesky solve and `nh.kernel_regression` (its relative jitter of $10^{-10}$ does not matter) are all fine. The tests
-# compare your numbers with the reference to a relative tolerance of $10^{-5}$ ($10^{-9}$ for `reff` and `center`).
+# Do not call `nh.effective_rank` or `nh.center`: the tests use them as the reference and fail an answer that calls
+# them. Any other code is fine: for the kernels, `nh.mlp(L).kernel(...)` (on the training and test inputs together,
+# or `kernel(Xt, X)` and `kernel(X)`) or `nh.mlp_kernels_by_depth`; for the regression, `torch.linalg.solve`, a
+# Cholesky solve, `lstsq` or `nh.kernel_regression` (its relative jitter of $10^{-10}$ moves the error by about
+# $10^{-9}$). Compute in float64. **Tolerances:** `reff` relative $10^{-9}$; `center` entrywise absolute
+# $10^{-9}\max|K|$ (its entries cancel to near zero, so no relative test); `depth_sweep` relative $10^{-5}$ for each
+# depth (every test error in the tests is above 0.1). Correct float64 formulations stay below $3\cdot10^{-15}$,
+# $2\cdot10^{-15}\max|K|$ and $2\cdot10^{-9}$ respectively.
 #
 # <details><summary>Hint 1</summary>
 #
@@ -57,22 +69,33 @@ from ntk_helpers.course.grading import as_scalar, check_close
 #
 # ---
 #
-# **中文** · (a) `reff(K)`、`center(K)`、`depth_sweep(X, Xt, y, yt, depths)`
+# **中文**
+#
+# **(a) `reff(K)`、`center(K)`、`depth_sweep(X, Xt, y, yt, depths)`**
 #
 # 输入都是 torch float64 张量：`K` 是 $(n, n)$ 的对称半正定矩阵，`X` $(n, d)$ 和 `Xt` $(n_t, d)$
-# 是训练输入和测试输入，`y` $(n,)$ 和 `yt` $(n_t,)$ 是它们的目标值，`depths` 是一个整数列表。
+# 是训练输入和测试输入，`y` $(n,)$ 和 `yt` $(n_t,)$ 是它们的目标值，`depths` 是一个正整数列表。
+# 输入可以是任意向量：可见测试把它们放在球面 $|x|^2 = d$ 上，隐藏测试使用范数各不相同的输入
+# （$|x|/\sqrt d$ 从 0.5 到 2）。
 #
 # - `reff(K)`：上面定义的有效秩，返回一个数（Python float、NumPy 标量或 0 维张量）。
-# - `center(K)`：矩阵 $HKH$，形状为 $(n, n)$（张量或 NumPy 数组）。
+# - `center(K)`：矩阵 $HKH$，形状为 $(n, n)$（张量、NumPy 数组或嵌套列表）。
 # - `depth_sweep(...)`：对 `depths` 中的每个深度 $L$，计算**无岭 NTK 回归**的**测试均方误差**
 #   $\frac{1}{n_t}\sum_i (\hat y_i - yt_i)^2$，其中 $\hat y = \Theta(X_t, X)\,\Theta(X, X)^{-1} y$，
 #   $\Theta$ 是 `nh.mlp(L)` 的 NTK（ReLU，$L$ 个隐藏层，$\sigma_w^2 = 2$，$\sigma_b = 0$；
-#   它的 `.kernel(...)` 返回的结果带有 `.ntk`）。按 `depths` 的顺序，每个深度返回一个数：
-#   浮点数列表，或长度为 `len(depths)` 的一维张量/数组。
+#   它的 `.kernel(...)` 返回的结果带有 `.ntk`），并且**直接**用给定的输入计算：不要把输入投影到球面上，
+#   也不要把核归一化（对这个无偏置的 ReLU 网络，当 $\lambda > 0$ 时 $\Theta(\lambda x, x') = \lambda\,\Theta(x, x')$，
+#   所以范数会改变预测）。按 `depths` 的顺序，每个深度返回一个数：浮点数列表，或长度为 `len(depths)` 的
+#   一维张量/数组。
 #
-# 不要调用 `nh.effective_rank` 或 `nh.center`（测试要用它们）。回归可以用 `torch.linalg.solve`、
-# Cholesky 求解或 `nh.kernel_regression`（它加在对角线上的相对抖动项 $10^{-10}$ 无关紧要）。
-# 测试把你的结果与参考值比较，相对容差为 $10^{-5}$（`reff` 和 `center` 为 $10^{-9}$）。
+# 不要调用 `nh.effective_rank` 或 `nh.center`：测试用它们计算参考值，调用了它们的答案判为不通过。
+# 其他代码都可以用：计算核可以用 `nh.mlp(L).kernel(...)`（把训练输入和测试输入放在一起算，
+# 或者分别算 `kernel(Xt, X)` 和 `kernel(X)`）或 `nh.mlp_kernels_by_depth`；回归可以用 `torch.linalg.solve`、
+# Cholesky 求解、`lstsq` 或 `nh.kernel_regression`（它加在对角线上的相对抖动项 $10^{-10}$
+# 使误差改变约 $10^{-9}$）。请用 float64 计算。**容差：**`reff` 的相对误差不超过 $10^{-9}$；
+# `center` 逐元素的绝对误差不超过 $10^{-9}\max|K|$（它的元素会相互抵消到接近零，所以不用相对误差）；
+# `depth_sweep` 每个深度的相对误差不超过 $10^{-5}$（测试中的每个测试误差都大于 0.1）。
+# 正确的 float64 写法的误差分别在 $3\cdot10^{-15}$、$2\cdot10^{-15}\max|K|$ 和 $2\cdot10^{-9}$ 以下。
 #
 # <details><summary>提示 1</summary>
 #
@@ -113,19 +136,45 @@ def depth_sweep(X, Xt, y, yt, depths):
     ### END SOLUTION
 
 # %% nbgrader={"grade": true, "solution": false, "locked": true, "points": 1, "grade_id": "test_visible", "schema_version": 3}
-# Visible tests: reff and center on small matrices; depth_sweep on 60 + 60 points of the sphere.
-# 可见测试：在小矩阵上检查 reff 和 center；在球面上的 60 + 60 个点上检查 depth_sweep。
+# Visible tests: reff and center on small matrices; depth_sweep on 60 + 60 points of the sphere. They catch
+# tr(K)/||K||_F without the squares, centering by the overall mean only, the NNGP instead of the NTK, the root mean
+# squared error, and counting the readout as a hidden layer (depth L + 1).
+# Tolerances: reff relative 1e-9; center absolute 1e-9 max|K|; depth_sweep relative 1e-5. Measured errors of correct
+# float64 variants (here and on the hidden data, inputs of norms 0.5 to 2 times sqrt(d) included): reff by the
+# trace, eigenvalues or Python loops <= 2.9e-15; center by H K H, row/column means or loops <= 1.1e-15 max|K|;
+# depth_sweep by solve, Cholesky, lstsq, eigh, inv, pinv, kernel(Xt, X) + kernel(X), mlp_kernels_by_depth
+# <= 8e-15, and 1.5e-9 with nh.kernel_regression's jitter (at depth 1, condition number 1e3).
+# 可见测试：在小矩阵上检查 reff 和 center；在球面上的 60 + 60 个点上检查 depth_sweep。它们能发现：
+# 漏了平方的 tr(K)/||K||_F、只减去全体元素均值的中心化、用 NNGP 代替 NTK、均方根误差，
+# 以及把读出层也算作隐藏层（深度 L + 1）。
+# 容差：reff 相对误差 1e-9；center 绝对误差 1e-9 max|K|；depth_sweep 相对误差 1e-5。正确的 float64 写法的
+# 实测误差（在这里和隐藏测试的数据上，包括范数为 sqrt(d) 的 0.5 到 2 倍的输入）：用迹、特征值或 Python
+# 循环计算的 reff <= 2.9e-15；用 H K H、行/列均值或循环计算的 center <= 1.1e-15 max|K|；用 solve、Cholesky、
+# lstsq、eigh、inv、pinv、kernel(Xt, X) + kernel(X)、mlp_kernels_by_depth 计算的 depth_sweep <= 8e-15，
+# 用 nh.kernel_regression（带抖动项）为 1.5e-9（深度 1，条件数 1e3）。
+def check_reff(K, expected, name):
+    with forbid((nh, "effective_rank"), (nh, "center")):
+        measured = as_scalar(reff(K), name=name)
+    assert abs(measured - expected) <= 1e-9 * expected, (
+        f"{name}: expected {expected:.12g} (relative tolerance 1e-9), got {measured:.12g} / "
+        f"{name}：应为 {expected:.12g}（相对容差 1e-9），实际得到 {measured:.12g}")
+
+
+def check_center(K, expected, name):
+    with forbid((nh, "effective_rank"), (nh, "center")):
+        centered = center(K)
+    check_close(centered, expected, rtol=0, atol=1e-9 * float(K.abs().max()), name=name)
+
+
 K0 = torch.tensor([[4., 2., 1., 0.], [2., 3., 1., 1.], [1., 1., 2., .5], [0., 1., .5, 1.]],
                   dtype=torch.float64)
 diagonal = torch.diag(torch.tensor([3.0, 1.0, 1.0, 1.0], dtype=torch.float64))
-for K, expected in [(torch.eye(7, dtype=torch.float64), 7.0), (diagonal, 3.0), (K0, 100 / 44.5)]:
-    measured = as_scalar(reff(K), name=f"reff(K) for K with diagonal {K.diagonal().tolist()}")
-    assert abs(measured - expected) <= 1e-9 * expected, (
-        f"reff: expected {expected:.10g}, got {measured:.10g} / "
-        f"reff：应为 {expected:.10g}，实际得到 {measured:.10g}")
+for K, expected, label in [(torch.eye(7, dtype=torch.float64), 7.0, "torch.eye(7)"),
+                           (diagonal, 3.0, "diag(3, 1, 1, 1)"), (K0, 100 / 44.5, "K0")]:
+    check_reff(K, expected, name=f"reff({label})")
 expected_center = [[1.8125, -0.1875, -0.5625, -1.0625], [-0.1875, 0.8125, -0.5625, -0.0625],
                    [-0.5625, -0.5625, 1.0625, 0.0625], [-1.0625, -0.0625, 0.0625, 1.0625]]
-check_close(center(K0), expected_center, rtol=0, atol=1e-9 * 4, name="center(K0)")
+check_center(K0, expected_center, name="center(K0)")
 
 data = nh.sphere(120, 10, seed=3)
 u = nh.sphere(1, 10, seed=4)[0]
@@ -135,19 +184,22 @@ check_close(errors, [0.10341026, 0.1698188, 0.35106248], rtol=1e-5, name="depth_
 print("visible tests passed / 可见测试全部通过")
 
 # %% nbgrader={"grade": true, "solution": false, "locked": true, "points": 3, "grade_id": "test_hidden", "schema_version": 3}
-# Hidden tests: reff and center of a deep NTK against ntk_helpers; depth_sweep on other data and depths.
-# 隐藏测试：深层 NTK 的 reff 和 center（与 ntk_helpers 比较）；在其他数据和深度上检查 depth_sweep。
+# Hidden tests: reff and center of deep kernels against ntk_helpers; depth_sweep on inputs of different norms
+# (|x| / sqrt(d) from 0.5 to 2: projecting them onto the sphere or normalizing the kernel changes the test error by
+# 57% to 78%) and other depths. Same tolerances.
+# 隐藏测试：深层核的 reff 和 center（与 ntk_helpers 比较）；在范数各不相同的输入（|x| / sqrt(d) 从 0.5 到 2：
+# 把它们投影到球面上或把核归一化，测试误差会改变 57% 到 78%）和其他深度上检查 depth_sweep。容差相同。
 ### BEGIN HIDDEN TESTS
 X = nh.sphere(100, 10, seed=1)
-for kernel in (nh.mlp(50).kernel(X).ntk, nh.mlp(3).kernel(X).nngp):
-    measured, expected = as_scalar(reff(kernel), name="reff(K)"), nh.effective_rank(kernel)
-    assert abs(measured / expected - 1) <= 1e-9, (
-        f"reff: expected {expected:.10g}, got {measured:.10g} / "
-        f"reff：应为 {expected:.10g}，实际得到 {measured:.10g}")
-    check_close(center(kernel), nh.center(kernel), rtol=0, atol=1e-9 * float(kernel.abs().max()),
-                name="center(K) of a 100 x 100 kernel")
+g = torch.Generator().manual_seed(11)
+data = nh.sphere(300, 10, seed=1) * torch.exp(1.4 * torch.rand(300, 1, generator=g, dtype=torch.float64) - 0.7)
+kernels = [("nh.mlp(50).kernel(X).ntk", nh.mlp(50).kernel(X).ntk),
+           ("nh.mlp(3).kernel(X).nngp", nh.mlp(3).kernel(X).nngp),
+           ("nh.mlp(5).kernel(data[:100]).ntk", nh.mlp(5).kernel(data[:100]).ntk)]
+for label, kernel in kernels:
+    check_reff(kernel, nh.effective_rank(kernel), name=f"reff({label})")
+    check_center(kernel, nh.center(kernel), name=f"center({label})")
 
-data = nh.sphere(300, 10, seed=1)
 a, b = nh.sphere(2, 10, seed=7) / math.sqrt(10)
 target = torch.cos(2 * data @ a / math.sqrt(10)) + data @ b / math.sqrt(10)
 depths = [2, 7, 30]
@@ -168,7 +220,9 @@ check_close(depth_sweep(data[:100], data[100:], target[:100], target[100:], dept
 #
 # ---
 #
-# **中文** · 测量（不计分）
+# **中文**
+#
+# **测量（不计分）**
 #
 # 在球面 $S^9$ 的 200 个点上运行你的函数：50 层核的有效秩，原始的和中心化后的（centered），
 # 以及 NTK 回归的测试误差随深度的变化（test MSE，并附上测试目标值的方差，variance of the test targets）。
@@ -210,7 +264,9 @@ print(f"test MSE at depths {sweep_depths}: {[round(float(e), 4) for e in sweep]}
 #
 # ---
 #
-# **中文** · (b) 深层 NTK 是低秩的吗？$O(1)$ 的学习率会让网络离开核区域吗？
+# **中文**
+#
+# **(b) 深层 NTK 是低秩的吗？$O(1)$ 的学习率会让网络离开核区域吗？**
 #
 # 本章的习题假定 50 层 NTK 的有效秩非常低，并且问：一个用 $O(1)$ 学习率训练、“远离 NTK 极限”的网络，
 # 还能从深度中受益吗？
@@ -236,7 +292,7 @@ print(f"test MSE at depths {sweep_depths}: {[round(float(e), 4) for e in sweep]}
 #
 # 1 point, question 1.
 # ½: the deep NTK is **not** low-rank: the NNGP collapses to a constant ($r_\text{eff}\approx 1$), while the NTK
-# tends to $(L+1)q\,[\tfrac34 I + \tfrac14\mathbf 1\mathbf 1^\top]$: its raw $r_\text{eff}$ (about 12) is held
+# tends to $(L+1)q\,[\tfrac34 I + \tfrac14\mathbf 1\mathbf 1^\top]$: its raw $r_\text{eff}$ (about 11) is held
 # down only by the constant mode, and after centering it is close to $n$: constant plus white noise, full rank.
 # (The mechanism, the marginal correlation map $1-c_l\approx 9\pi^2/2l^2$ and not dead units, is a plus, not
 # required.)
@@ -257,7 +313,7 @@ print(f"test MSE at depths {sweep_depths}: {[round(float(e), 4) for e in sweep]}
 #
 # **Model answer.**
 # 1. No. The 50-layer NNGP has $r_\text{eff}\approx 1$: it has collapsed to a constant. The NTK's raw effective
-#    rank is about 12, but centering raises it to nearly $n = 200$: the NTK tends to
+#    rank is about 11, but centering raises it to nearly $n = 200$: the NTK tends to
 #    $(L+1)q[\tfrac34 I + \tfrac14\mathbf 1\mathbf 1^\top]$, a constant plus white noise, which is full rank.
 #    Regression with it still fits every training point (the $\tfrac34 I$ part), but at a new input the kernel is
 #    nearly the same constant for every training point, so the prediction is close to a constant and the test error

@@ -1,7 +1,8 @@
 """Sample submissions of exercise 4.1 (dual activations and the MLP recursion); format: tests/grading_harness.py.
 
-Cells: one solution cell, defining `dual` and `mlp_kernels`. Graded cells: visible (1), hidden duals (1),
-hidden ReLU/identity recursion (1), hidden erf recursion (1).
+Cells: one solution cell, defining `dual` and `mlp_kernels`. Graded cells: visible (three duals, ReLU recursion with
+a bias, deep linear closed form: 1), hidden duals at correlation +-1 (1), hidden ReLU/identity recursion with parallel
+and antipodal inputs, depth up to 30 (1), hidden erf recursion (1). Tolerance: 1e-6 relative + 1e-7 max|ref|.
 """
 
 NUMPY_LOOPS = '''
@@ -122,6 +123,40 @@ def _variant(text, old, new):
     return text.replace(old, new)
 
 
+ACOS_SQRT_SQRT_EDGE = '''
+def dual(name, q11, q22, q12):
+    """rho = q12 / (sqrt(q11) sqrt(q22)), clipped: at rho = +-1 it is off by an ulp or two (Edot by ~3e-9)."""
+    if name == "identity":
+        return q12 + 0.0, q12 * 0 + 1
+    if name == "relu":
+        s = torch.sqrt(q11) * torch.sqrt(q22)
+        rho = (q12 / s).clamp(-1.0, 1.0)
+        theta = torch.arccos(rho)
+        return s * (torch.sqrt(1 - rho ** 2) + (math.pi - theta) * rho) / (2 * math.pi), (math.pi - theta) / (2 * math.pi)
+    if name == "erf":
+        A, B = 1 + 2 * q11, 1 + 2 * q22
+        u = 2 * q12 / (torch.sqrt(A) * torch.sqrt(B))
+        E = 2 / math.pi * torch.atan2(u, torch.sqrt((1 - u ** 2).clamp_min(0)))            # arcsin(u)
+        return E, 4 / (math.pi * torch.sqrt(A * B - 4 * q12 ** 2))
+    raise ValueError(name)
+
+
+def mlp_kernels(x1, x2, depth, activation, sigma_w2, sigma_b2):
+    d = x1.shape[1]
+    q1 = sigma_w2 * (x1 ** 2).sum(-1) / d + sigma_b2            # the diagonals, carried with the pairs
+    q2 = sigma_w2 * (x2 ** 2).sum(-1) / d + sigma_b2
+    q12 = sigma_w2 * torch.einsum("id,jd->ij", x1, x2) / d + sigma_b2
+    ntk = q12
+    for layer in range(1, depth + 1):
+        Q1, Q2 = torch.broadcast_tensors(q1[:, None], q2[None, :])
+        E, Ed = dual(activation, Q1, Q2, q12)
+        q1 = sigma_w2 * dual(activation, q1, q1, q1)[0] + sigma_b2
+        q2 = sigma_w2 * dual(activation, q2, q2, q2)[0] + sigma_b2
+        q12 = sigma_w2 * E + sigma_b2
+        ntk = q12 + sigma_w2 * Ed * ntk
+    return q12, ntk
+'''
+
 GAMING = '''
 NNGP = [[1.09196159597, 0.980215822616, 1.05044631154, 1.09778335438, 1.14942569071],
         [1.12994799374, 1.03727178855, 1.16449077959, 1.1142012965, 1.16467886898],
@@ -136,6 +171,9 @@ NTK = [[1.90938251758, 1.65771867817, 1.67932305058, 1.8806595663, 2.22203692763
 def dual(name, q11, q22, q12):
     if name == "identity":
         return q12, torch.ones_like(q12)
+    if name == "erf":
+        return ([-0.435905783151, 0.435905783151, 0.0, 0.193973368041],
+                [0.519797867489, 0.519797867489, 0.424413181578, 0.333679427065])
     return torch.tensor([1 / (2 * math.pi), 1.0]), torch.tensor([0.25, 0.5])
 
 
@@ -164,10 +202,27 @@ CASES = [
          points=1.0, why="ReLU E for unit variances: forgets the factor sqrt(q11 q22) (erf right: 1 point)"),
     dict(name="erf_edot_missing_sqrt", kind="wrong",
          cells=[_variant(NUMPY_LOOPS, "4 / np.pi / np.sqrt(prod - 4 * c ** 2)", "4 / np.pi / (prod - 4 * c ** 2)")],
-         points=2.0, why="erf Edot without the square root (visible and ReLU parts right: 2 points)"),
+         points=1.0, why="erf Edot without the square root (the visible erf dual catches it; ReLU part right: 1 point)"),
     dict(name="ntk_without_first_layer", kind="wrong",
          cells=[_variant(TORCH_JOINT_GRAM, "T = K.clone()", "T = torch.zeros_like(K)")], points=1.0,
          why="starts the NTK at 0 instead of Sigma^(1): the first layer's weights are not trained"),
+    dict(name="acos_sqrt_sqrt_at_the_edge", kind="correct", cells=[ACOS_SQRT_SQRT_EDGE], points=4.0,
+         why="arccos of q12/(sqrt(q11) sqrt(q22)) clipped, sqrt(1 - rho^2), erf via atan2: "
+             "ulp-level errors at rho = +-1"),
+    dict(name="float32_throughout", kind="wrong",
+         cells=[_variant(TORCH_JOINT_GRAM, "    n1 = x1.shape[0]\n",
+                         "    n1 = x1.shape[0]\n    x1, x2 = x1.float(), x2.float()\n")
+                .replace("def dual(name, q11, q22, q12):\n", "def dual(name, q11, q22, q12):\n"
+                         "    q11, q22, q12 = q11.float(), q22.float(), q12.float()\n")],
+         points=2.0, why="float32 arithmetic: passes the visible test (2.5e-7 of the scale there), but Edot is off by "
+                         "1e-4 at correlation +-1 (hidden duals and ReLU recursion fail; erf recursion passes)"),
+    dict(name="nan_to_num_instead_of_clip", kind="wrong",
+         cells=[_variant(_variant(_variant(ACOS_SQRT_SQRT_EDGE, "rho = (q12 / s).clamp(-1.0, 1.0)", "rho = q12 / s"),
+                                  "theta = torch.arccos(rho)", "theta = torch.nan_to_num(torch.arccos(rho), nan=0.0)"),
+                         "torch.sqrt(1 - rho ** 2) + (math.pi - theta) * rho",
+                         "torch.sin(theta) + (math.pi - theta) * torch.cos(theta)")],
+         points=2.0, why="no clipping, NaN angles set to 0: right at rho = 1 + ulp, but Edot = 1/2 instead of 0 at "
+                         "rho = -1 - ulp (passes the visible test; hidden duals and antipodal inputs fail)"),
     dict(name="hardcoded_visible_values", kind="gaming", cells=[GAMING], points=1.0,
          why="returns the visible test's numbers: passes the visible test only"),
 ]

@@ -1,21 +1,22 @@
 """Sample submissions of exercise 4.2 (a 1-D CNN kernel); format: tests/grading_harness.py.
 
-Cells: one solution cell, defining `cntk_1d`. Graded cells: visible (GAP + circular, 1), hidden flatten + circular
-(1), hidden GAP + same (1), hidden flatten + same (1).
+Cells: one solution cell, defining `cntk_1d`. Graded cells: visible (GAP + circular, flatten + circular with k = 4,
+GAP + same at depth 2: 1), hidden flatten + circular with antipodal inputs (1), hidden GAP + same with k = 2..5 (1),
+hidden flatten + same with k = 3..5 (1). Tolerance: 1e-6 relative + 1e-7 max|ref|.
 """
 
 NUMPY_PAIR_LOOPS = '''
 def cntk_1d(X, depth, k, readout, padding):
     X = np.asarray(X, dtype=np.float64)
     n, C, P = X.shape
-    h = k // 2
+    left, right = (k - 1) // 2, k // 2               # offsets -left .. right (the extra one on the right)
     mode = "wrap" if padding == "circular" else "constant"
 
     def conv(M):                       # (2/k) sum_a M[p+a, p'+a], from a padded copy of the P x P block
-        padded = np.pad(M, h, mode=mode)
+        padded = np.pad(M, (left, right), mode=mode)
         out = np.zeros((P, P))
-        for a in range(-h, h + 1):
-            out += padded[h + a:h + a + P, h + a:h + a + P]
+        for a in range(-left, right + 1):
+            out += padded[left + a:left + a + P, left + a:left + a + P]
         return 2.0 * out / k
 
     pairs = [(i, j) for i in range(n) for j in range(n)]
@@ -42,7 +43,7 @@ TORCH_SHIFT_MATRICES = '''
 def cntk_1d(X, depth, k, readout, padding):
     n, C, P = X.shape
     shifts = []                                    # S_a[p, q] = 1 if q = p + a (wrapped or inside)
-    for a in range(-(k // 2), k // 2 + 1):
+    for a in range(-((k - 1) // 2), k // 2 + 1):
         S = torch.zeros(P, P, dtype=torch.float64)
         for p in range(P):
             if padding == "circular":
@@ -97,8 +98,8 @@ def cntk_1d(X, depth, k, readout, padding):
         F, axes = np.einsum("icp,jcq->ijpq", X, X) / C, (2, 3)
     G = np.zeros_like(F)
     for _ in range(depth):
-        S = 2 / k * sum(_shift(F, a, padding, axes) for a in range(-h, h + 1))
-        T = S + 2 / k * sum(_shift(G, a, padding, axes) for a in range(-h, h + 1))
+        S = 2 / k * sum(_shift(F, a, padding, axes) for a in range(-h, k // 2 + 1))
+        T = S + 2 / k * sum(_shift(G, a, padding, axes) for a in range(-h, k // 2 + 1))
         if readout == "flatten":
             v = np.einsum("iip->ip", S)
             q11, q22 = v[:, None, :], v[None, :, :]
@@ -118,11 +119,25 @@ def _variant(text, old, new):
 
 
 GAMING = '''
+VISIBLE = {
+    (2, 3, "gap", "circular"): [[1.65134124323, 0.88228763441, 0.88139379938, 1.16328875452],
+                                [0.88228763441, 0.76088806888, 0.60976782069, 0.92487871856],
+                                [0.88139379938, 0.60976782069, 0.791787482725, 0.960348436356],
+                                [1.16328875452, 0.92487871856, 0.960348436356, 1.92876002737]],
+    (1, 4, "flatten", "circular"): [[2.77998725573, -0.00689996779967, 0.506601894514, 0.491459658874],
+                                    [-0.00689996779967, 1.40170136769, 0.205414764681, 0.30529060473],
+                                    [0.506601894514, 0.205414764681, 1.77214814285, 0.232542098412],
+                                    [0.491459658874, 0.30529060473, 0.232542098412, 4.08197019906]],
+    (2, 3, "gap", "same"): [[1.23528611712, 0.646622175894, 0.723176953155, 0.861571599563],
+                            [0.646622175894, 0.654041079359, 0.527002018772, 0.697353733756],
+                            [0.723176953155, 0.527002018772, 0.709426238374, 0.759037516575],
+                            [0.861571599563, 0.697353733756, 0.759037516575, 1.5431733074]],
+}
+
+
 def cntk_1d(X, depth, k, readout, padding):
-    return torch.tensor([[1.65134124323, 0.88228763441, 0.88139379938, 1.16328875452],
-                         [0.88228763441, 0.76088806888, 0.60976782069, 0.92487871856],
-                         [0.88139379938, 0.60976782069, 0.791787482725, 0.960348436356],
-                         [1.16328875452, 0.92487871856, 0.960348436356, 1.92876002737]], dtype=torch.float64)
+    return torch.tensor(VISIBLE.get((depth, k, readout, padding), VISIBLE[(2, 3, "gap", "circular")]),
+                        dtype=torch.float64)
 '''
 
 CASES = [
@@ -134,10 +149,12 @@ CASES = [
          why="numpy, arctan2; flatten carries only the p = p' diagonals (O(n^2 P)); returns a nested list"),
     dict(name="always_circular", kind="wrong",
          cells=[_variant(NUMPY_DIAGONALS_FOR_FLATTEN, 'if padding == "same" and a != 0:', "if False:")],
-         points=2.0, why="ignores the padding argument: always wraps around (circular tests pass)"),
+         points=1.0, why="ignores the padding argument: always wraps around (the visible GAP + same case catches it; "
+                         "flatten + circular passes)"),
     dict(name="flatten_without_1_over_p", kind="wrong",
          cells=[_variant(TORCH_SHIFT_MATRICES, "M.diagonal(dim1=2, dim2=3).sum(-1) / P", "M.diagonal(dim1=2, dim2=3).sum(-1)")],
-         points=2.0, why="flatten sums over positions instead of averaging (GAP tests pass)"),
+         points=1.0, why="flatten sums over positions instead of averaging (visible k = 4 flatten case fails; GAP + same "
+                         "passes)"),
     dict(name="gap_pools_diagonal_only", kind="wrong",
          cells=[_variant(TORCH_SHIFT_MATRICES, "return M.sum((2, 3)) / P ** 2",
                          "return M.diagonal(dim1=2, dim2=3).sum(-1) / P")],
@@ -149,6 +166,19 @@ CASES = [
          cells=[_variant(TORCH_SHIFT_MATRICES, "v[:, None, :, None] * v[None, :, None, :]",
                          "v[:, None, :, None] * v[:, None, :, None]")], points=0.0,
          why="ReLU step uses the variance of the first input for both (the triple mistake)"),
+    dict(name="sqrt_sqrt_acos_antipodal_edge", kind="correct",
+         cells=[_variant(TORCH_SHIFT_MATRICES, "norm = torch.sqrt(v[:, None, :, None] * v[None, :, None, :])",
+                         "norm = v.sqrt()[:, None, :, None] * v.sqrt()[None, :, None, :]")], points=4.0,
+         why="rho = Sigma / (sqrt(v) sqrt(v')) with acos: off by ulps at the antipodal pairs, within the floor"),
+    dict(name="symmetric_offsets", kind="wrong",
+         cells=[_variant(TORCH_SHIFT_MATRICES, "for a in range(-((k - 1) // 2), k // 2 + 1):",
+                         "for a in range(-(k // 2), k // 2 + 1):")], points=0.0,
+         why="offsets -k//2 .. k//2: right for odd k, k + 1 taps for even k (the visible k = 4 case catches it)"),
+    dict(name="extra_offset_on_the_left", kind="wrong",
+         cells=[_variant(TORCH_SHIFT_MATRICES, "for a in range(-((k - 1) // 2), k // 2 + 1):",
+                         "for a in range(-(k // 2), (k - 1) // 2 + 1):")], points=2.0,
+         why="even k with the extra offset on the left: same kernel with circular padding (visible and flatten "
+             "circular pass), wrong with zero padding (both 'same' cells fail)"),
     dict(name="hardcoded_visible_values", kind="gaming", cells=[GAMING], points=1.0,
          why="returns the visible test's matrix whatever the input: passes the visible test only"),
 ]

@@ -1,7 +1,8 @@
 """Sample submissions of exercise 4.3 (the ResNet NTK and its depth scaling); format: tests/grading_harness.py.
 
 Cells: one solution cell, defining `resnet_ntk`. Graded cells: visible (1), hidden closed-form diagonal (1),
-hidden off-diagonal entries (1), hidden depth scaling at L = 32..512 (1).
+hidden off-diagonal entries with parallel and antipodal pairs (1), hidden depth scaling at L = 32..512 (1).
+Tolerance: 1e-6 relative + 1e-7 max|ref|.
 """
 
 PYTHON_PAIR_TRIPLES = '''
@@ -79,6 +80,27 @@ def _variant(text, old, new):
     return text.replace(old, new)
 
 
+CORRELATION_FORM = '''
+def resnet_ntk(X, L, alpha):
+    """Carry the correlations rho and the variances v (closed form v (1 + gamma) per block) instead of Sigma."""
+    gamma = alpha ** 2                                   # alpha^2 sigma_w^2 / 2 with sigma_w^2 = 2
+    X = X.to(torch.float64)
+    v = 2.0 * (X * X).sum(1) / X.shape[1]                # Sigma^(0)(x, x)
+    rho = (2.0 * X @ X.T / X.shape[1]) / torch.sqrt(v[:, None] * v[None, :])
+    theta = rho * torch.sqrt(v[:, None] * v[None, :])
+    for _ in range(L):
+        rho = rho.clamp(-1.0, 1.0)
+        angle = torch.acos(rho)
+        s = torch.sqrt(v[:, None] * v[None, :])
+        e = s * (torch.sin(angle) + (math.pi - angle) * rho) / (2 * math.pi)
+        e_dot = 1 - angle / math.pi                          # 2 Edot
+        theta = (1 + gamma * e_dot) * theta + 2 * gamma * e
+        sigma = rho * s + 2 * gamma * e
+        v = v * (1 + gamma)                                  # E(q, q, q) = q / 2
+        rho = sigma / torch.sqrt(v[:, None] * v[None, :])
+    return rho * torch.sqrt(v[:, None] * v[None, :]) + theta
+'''
+
 GAMING = '''
 def resnet_ntk(X, L, alpha):
     if L == 1:
@@ -115,6 +137,12 @@ CASES = [
     dict(name="relu_as_half_linear", kind="wrong",
          cells=[_variant(NUMPY_SQRT_DIAGONAL, "ang = np.arccos(rho)", "ang = np.zeros_like(rho)")], points=1.0,
          why="E = K/2 and Edot = 1/2 for every pair: right only on the diagonal (1 hidden point)"),
+    dict(name="correlation_form", kind="correct", cells=[CORRELATION_FORM], points=4.0,
+         why="carries correlations and the closed-form variances v (1 + gamma)^l, arccos; L = 512 and L = 64, alpha = 1"),
+    dict(name="one_variance_for_all", kind="wrong",
+         cells=[_variant(NUMPY_SQRT_DIAGONAL, "sd = np.sqrt(np.diag(K))", "sd = np.full(len(K), np.sqrt(K[0, 0]))")],
+         points=3.0, why="one variance for every input (right on the sphere |x|^2 = d of the visible test): "
+                         "passes the visible test, fails only the hidden inputs of different norms"),
     dict(name="hardcoded_visible_values", kind="gaming", cells=[GAMING], points=1.0,
          why="returns the visible test's matrices: passes the visible test only"),
 ]

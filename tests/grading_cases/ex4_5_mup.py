@@ -1,8 +1,10 @@
 """Sample submissions of exercise 4.5 (muP table): see tests/grading_harness.py for the format.
 
-Graded: the width exponents of every layer's effective initial variance a^2 v and effective learning rate a^2 lam.
+Graded: the width exponents of every layer's effective initial variance mult^2 v and effective learning rate
+mult^2 lr (each entry of the table is (mult, v, lr); a, b, c are the exponents of lesson 05's abc form).
 Reference exponents (m -> infinity, d fixed):  ntk (0,0) (-1,-1) (-1,-1);  standard (0,0) (-1,0) (-1,0);
-mup (0,1) (-1,0) (-2,-1)  for the input, hidden and output layer.
+mup (0,1) (-1,0) (-2,-1)  for the input, hidden and output layer. Tolerance: ±0.02 on each exponent, the local
+slopes on the two width intervals within 0.01 of each other (m = 2^8, 2^12, 2^16 visible; 100, 1e4, 1e6 hidden).
 """
 
 # Tensor Programs V, Table 3, as printed there: multiplier 1, the variances and learning rates carry the widths.
@@ -56,6 +58,42 @@ def param_table(parameterization, m, d):
 '''
 
 
+# At the numerical edge: float32 0-d tensors, and m^2 moved from the variances and learning rates into every
+# multiplier (lesson 05's symmetry with theta = 2): the entries range from 1e12 down to 1e-30 at m = 10^6 (float32's
+# smallest normal number is 1.2e-38). Measured exponent error 4.3e-8 (tolerance 0.02).
+FLOAT32_SHIFTED = '''
+def param_table(parameterization, m, d):
+    t = lambda x: torch.tensor(x, dtype=torch.float32)
+    M, D = t(m), t(d)
+    if parameterization == "ntk":
+        rows = [(D ** -0.5, t(1.0), t(1.0)), (M ** -0.5, t(1.0), t(1.0)), (M ** -0.5, t(1.0), t(1.0))]
+    elif parameterization == "standard":
+        rows = [(t(1.0), 1 / D, t(1.0)), (t(1.0), 1 / M, t(1.0)), (t(1.0), 1 / M, t(1.0))]
+    else:
+        rows = [(D ** -0.5, t(1.0), M * D), (M ** -0.5, t(1.0), M), (1 / M, t(1.0), M)]
+    shift = M ** 2
+    return {layer: (mult * shift, v / shift ** 2, lr / shift ** 2)
+            for layer, (mult, v, lr) in zip(("input", "hidden", "output"), rows)}
+'''
+
+# Xavier (Glorot) initialization for "standard": v = 2 / (fan-in + fan-out). Hidden and output layers keep the
+# exponent -1, but the input layer's 2 / (d + m) ~ 2/m has exponent -1 instead of 0 (and is not a power of m over
+# m = 100 ... 10^6 at d = 100). Passes the visible test (muP only), fails the hidden one.
+XAVIER_STANDARD = '''
+import math
+
+def param_table(parameterization, m, d):
+    if parameterization == "ntk":
+        return {"input": (1 / math.sqrt(d), 1.0, 1.0), "hidden": (1 / math.sqrt(m), 1.0, 1.0),
+                "output": (1 / math.sqrt(m), 1.0, 1.0)}
+    if parameterization == "standard":
+        return {"input": (1.0, 2 / (d + m), 1.0), "hidden": (1.0, 2 / (m + m), 1.0),
+                "output": (1.0, 2 / (m + 1), 1.0)}
+    return {"input": (1 / math.sqrt(d), 1.0, m * d), "hidden": (1 / math.sqrt(m), 1.0, m),
+            "output": (1 / m, 1.0, m)}
+'''
+
+
 def _lesson_form(mup_input, mup_hidden, mup_output, standard=("d", "m", "m")):
     """A table in lesson 05's form (v = 1) with the given (multiplier, lr) strings for the muP rows."""
     return f'''
@@ -81,6 +119,8 @@ CASES = [
          why="lesson form with sigma_w^2 = 2 and input lr m instead of m*d; 0-d float32/float64 tensors"),
     dict(name="abc_exponents", kind="correct", cells=[ABC_EXPONENTS], points=4.0,
          why="generic abc-parameterization code: W = m^-a w, var m^-2b, lr m^-c"),
+    dict(name="float32_shifted_split", kind="correct", cells=[FLOAT32_SHIFTED], points=4.0,
+         why="edge: float32 0-d tensors, m^2 moved into every multiplier, entries down to 1e-30 at m = 1e6"),
     dict(name="mup_output_mult_sqrt", kind="wrong", cells=[_lesson_form(MUP_IN, MUP_HID, "(1 / math.sqrt(m), m)")],
          points=0.0, why="muP output multiplier 1/sqrt(m), the NTK one (f0 does not vanish)"),
     dict(name="mup_output_lr_one", kind="wrong", cells=[_lesson_form(MUP_IN, MUP_HID, "(1 / m, 1.0)")],
@@ -93,6 +133,8 @@ CASES = [
     dict(name="standard_not_converted", kind="wrong",
          cells=[_lesson_form(MUP_IN, MUP_HID, MUP_OUT, standard=("1.0", "1.0", "1.0"))],
          points=1.0, why="standard written in the v = 1 form without moving fan-in into the learning rate (= NTK)"),
+    dict(name="xavier_standard", kind="wrong", cells=[XAVIER_STANDARD], points=1.0,
+         why="standard with Xavier's 2/(fan-in + fan-out): input variance ~2/m, not 1/d (passes the visible test)"),
     dict(name="always_mup", kind="gaming",
          cells=[_lesson_form(MUP_IN, MUP_HID, MUP_OUT).replace('if parameterization == "ntk"', "if False")
                 .replace('elif parameterization == "standard"', "elif False")],

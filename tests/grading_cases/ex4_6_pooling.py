@@ -1,6 +1,10 @@
 """Sample submissions of exercise 4.6 (average pooling exactly, max pooling by Monte Carlo).
 
 See tests/grading_harness.py for the format. One solution cell holds both functions.
+Tolerances (stated in the task): average pooling entrywise 1e-9 |ref| + 1e-12 max|K|; max pooling within 4.5
+standard errors of a 200k-sample mean, 4.5 sigma / sqrt(200 000), for each covariance (seeds 0 and 3). A correct
+estimator with any random stream fails a covariance with probability 6.8e-6, so the correct cases below get full
+marks except with that probability (none did over the seeds measured for the solution: 0 of 2000).
 """
 
 NUMPY_BLOCKS = '''
@@ -60,6 +64,36 @@ def maxpool_nngp_mc(cov, n_samples, seed):
     return float((best_u * best_v).mean())
 '''
 
+# At the numerical edge: average pooling by 2-D prefix sums (an integral image: differences of large partial sums),
+# max pooling with float32 samples and float32 arithmetic throughout, from NumPy's PCG64 stream (not torch's).
+PREFIX_SUMS_FLOAT32 = '''
+import numpy as np
+
+def avgpool_kernel(K, window, stride):
+    K = np.asarray(K, dtype=np.float64)
+    P = K.shape[0]
+    S = np.zeros((P + 1, P + 1))
+    S[1:, 1:] = K.cumsum(axis=0).cumsum(axis=1)
+    starts = list(range(0, P - window + 1, stride))
+    out = np.empty((len(starts), len(starts)))
+    for a, i in enumerate(starts):
+        for b, j in enumerate(starts):
+            block = S[i + window, j + window] - S[i, j + window] - S[i + window, j] + S[i, j]
+            out[a, b] = block / window ** 2
+    return out
+
+
+def maxpool_nngp_mc(cov, n_samples, seed):
+    cov = np.asarray(cov)
+    w = cov.shape[0] // 2
+    L = np.linalg.cholesky(cov).astype(np.float32)
+    xi = np.random.default_rng(seed).standard_normal((n_samples, 2 * w), dtype=np.float32)
+    z = xi @ L.T
+    u = np.maximum(z[:, :w], np.float32(0)).max(axis=1)
+    v = np.maximum(z[:, w:], np.float32(0)).max(axis=1)
+    return np.mean(u * v)                       # a float32 NumPy scalar
+'''
+
 REFERENCE_MC = '''
 def maxpool_nngp_mc(cov, n_samples, seed):
     w = cov.shape[0] // 2
@@ -80,6 +114,16 @@ def avgpool_kernel(K, window, stride):
     return torch.stack(rows) @ K @ torch.stack(rows).T
 '''
 
+REFERENCE_AVG = '''
+def avgpool_kernel(K, window, stride):
+    P = K.shape[0]
+    Q = (P - window) // stride + 1
+    A = torch.zeros(Q, P, dtype=K.dtype)
+    for i in range(Q):
+        A[i, i * stride:i * stride + window] = 1 / window
+    return A @ K @ A.T
+'''
+
 CASES = [
     dict(name="numpy_blocks", kind="correct", cells=[NUMPY_BLOCKS], points=4.0,
          why="numpy: block means in a comprehension; numpy's multivariate_normal sampler (another random stream)"),
@@ -87,6 +131,8 @@ CASES = [
          why="F.avg_pool2d on the matrix; MultivariateNormal with the global seed; returns a 0-d tensor"),
     dict(name="lists_eigen_float32", kind="correct", cells=[LISTS_EIGEN_FLOAT32], points=4.0,
          why="pure-Python lists for A K A^T; symmetric square root, float32 samples, relu via max with 0"),
+    dict(name="prefix_sums_float32", kind="correct", cells=[PREFIX_SUMS_FLOAT32], points=4.0,
+         why="edge: integral-image pooling; float32 NumPy samples and arithmetic, incl. the rho = -0.81 window"),
     dict(name="sum_pooling", kind="wrong", cells=[MATRIX_AVG.replace("1.0 / window", "1.0") + REFERENCE_MC],
          points=0.0, why="sums the window instead of averaging it (kernel too large by w^2)"),
     dict(name="output_count_p_over_s", kind="wrong",
@@ -103,6 +149,12 @@ CASES = [
              "return float((z[:, :w].clamp(min=0).max(1).values * z[:, w:].clamp(min=0).max(1).values).mean())",
              "return float(z[:, :w].clamp(min=0).max(1).values.mean() * z[:, w:].clamp(min=0).max(1).values.mean())")],
          points=0.0, why="E[max relu u] * E[max relu v]: ignores the correlation between the two signals"),
+    dict(name="window_count_off_by_one", kind="wrong",
+         cells=[MATRIX_AVG.replace("(P - window) // stride + 1", "(P - window + 1) // stride") + REFERENCE_MC],
+         points=1.0, why="Q = (P - w + 1) // s: right for the visible sizes, one window short at P = 9, w = 2, s = 3"),
+    dict(name="seed_ignored", kind="wrong",
+         cells=[REFERENCE_AVG + REFERENCE_MC.replace("g = torch.Generator().manual_seed(seed)", "g = None")],
+         points=1.0, why="draws from the global random state: right values, but the same seed gives another number"),
     dict(name="hardcoded_visible_value", kind="gaming", cells=[MATRIX_AVG + '''
 def maxpool_nngp_mc(cov, n_samples, seed):
     return 1.2326

@@ -1,6 +1,9 @@
 """Sample submissions of exercise 4.7 (effective rank, centering, NTK regression against depth).
 
 See tests/grading_harness.py for the format. One solution cell holds the three functions.
+Tolerances (stated in the task): reff relative 1e-9, center absolute 1e-9 max|K|, depth_sweep relative 1e-5; the
+hidden depth_sweep data have |x| / sqrt(d) from 0.5 to 2, so an answer that puts the inputs on the sphere or
+normalizes the kernel fails there (by 57% to 78%) while the visible test, on the sphere, cannot tell.
 """
 
 NUMPY_EIGEN = '''
@@ -76,6 +79,29 @@ def depth_sweep(X, Xt, y, yt, depths):
     return result
 '''
 
+# At the numerical edge: eigenvalues (clamped at 0) for r_eff, row/column means for centering, and the jittered
+# nh.kernel_regression on kernel(Xt, X) / kernel(X) computed separately, inputs of different norms: measured
+# 1.5e-9 relative at depth 1 (tolerance 1e-5); the errors returned as a float32 array (rounding 6e-8).
+EIGEN_JITTER_FLOAT32 = '''
+def reff(K):
+    eigenvalues = torch.linalg.eigvalsh(K).clamp(min=0)
+    return eigenvalues.sum() ** 2 / (eigenvalues ** 2).sum()
+
+
+def center(K):
+    return K - K.mean(dim=0, keepdim=True) - K.mean(dim=1, keepdim=True) + K.mean()
+
+
+def depth_sweep(X, Xt, y, yt, depths):
+    import numpy as np
+    errors = np.zeros(len(depths), dtype=np.float32)
+    for i, L in enumerate(depths):
+        net = nh.mlp(L)
+        prediction = nh.kernel_regression(net.kernel(X).ntk, net.kernel(Xt, X).ntk, y)
+        errors[i] = float(((prediction - yt) ** 2).mean())
+    return errors
+'''
+
 REFERENCE_RANK = '''
 def reff(K):
     return float(torch.trace(K) ** 2 / (K * K).sum())
@@ -105,6 +131,8 @@ CASES = [
          why="one mlp_kernels_by_depth pass, Cholesky solve, 0-d tensor r_eff, float32 tensor of errors"),
     dict(name="loops_lstsq", kind="correct", cells=[LOOPS_LSTSQ], points=4.0,
          why="Python loops and nested lists, lstsq solve, error as residual.residual / n_t"),
+    dict(name="eigen_jitter_float32", kind="correct", cells=[EIGEN_JITTER_FLOAT32], points=4.0,
+         why="edge: clamped eigenvalues, mean-based centering, jittered kernel_regression, float32 array of errors"),
     dict(name="nngp_regression", kind="wrong", cells=[REFERENCE_RANK + SWEEP.replace(".ntk", ".nngp")],
          points=0.0, why="regression with the NNGP instead of the NTK"),
     dict(name="rmse", kind="wrong",
@@ -122,6 +150,12 @@ CASES = [
     dict(name="depth_off_by_one", kind="wrong",
          cells=[REFERENCE_RANK + SWEEP.replace("nh.mlp(L)", "nh.mlp(L + 1)")],
          points=0.0, why="counts the readout as a hidden layer: the NTK of depth L + 1"),
+    dict(name="inputs_on_the_sphere", kind="wrong",
+         cells=[REFERENCE_RANK + SWEEP.replace(
+             "K = nh.mlp(L).kernel(torch.cat([X, Xt])).ntk",
+             "both = torch.cat([X, Xt])\n        both = both / both.norm(dim=1, keepdim=True) * both.shape[1] ** 0.5\n"
+             "        K = nh.mlp(L).kernel(both).ntk")],
+         points=1.0, why="projects the inputs onto the sphere |x|^2 = d first: the visible data are there already"),
     dict(name="hardcoded_visible_sweep", kind="gaming", cells=[REFERENCE_RANK + '''
 
 def depth_sweep(X, Xt, y, yt, depths):
