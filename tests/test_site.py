@@ -151,7 +151,7 @@ def test_index_table_and_navigation(site, builder, edition):
         assert html.unescape(title) in builder.lesson_title(nb)
         assert section.strip(), f"lesson {number}: no book section (lesson 00's map has no row for it?)"
         assert description.strip() or number == "00", f"lesson {number}: no description in lesson 00's map"
-    errata = posixpath.relpath("errata.html", edition.folder or ".")
+    errata = posixpath.relpath(edition.errata_page(), edition.folder or ".")
     assert f'href="{errata}"' in index
     for i, page in enumerate(pages):
         text = page.read_text(encoding="utf-8")
@@ -209,7 +209,7 @@ def test_every_link_inside_the_site_resolves(site):
 def test_chinese_lessons_link_the_errata_and_their_english_twins(site):
     out, _ = site
     text = (out / "zh" / "02_mlp_recursion.html").read_text(encoding="utf-8")
-    assert re.search(r'href="\.\./errata\.html#[ab]\d+"', text), "no errata link rewritten to ../errata.html#..."
+    assert re.search(r'href="errata\.html#[ab]\d+"', text), "no link to the Chinese errata (zh/errata.html#...)"
     assert 'href="../02_mlp_recursion.html"' in text
     assert re.search(r'href="03_cnn\.html"', text)
 
@@ -219,8 +219,10 @@ def test_errata_page_has_every_entry(site):
     if not (ROOT / "ERRATA.md").exists():
         pytest.skip("no ERRATA.md")
     anchors = set(re.findall(r'<a id="([a-z0-9-]+)"></a>', (ROOT / "ERRATA.md").read_text(encoding="utf-8")))
-    page = (out / "errata.html").read_text(encoding="utf-8")
-    assert anchors and all(f'id="{a}"' in page for a in anchors)
+    for page in ("errata.html", "zh/errata.html"):               # English, and the Chinese one from its catalog
+        text = (out / page).read_text(encoding="utf-8")
+        missing = sorted(a for a in anchors if f'id="{a}"' not in text)
+        assert anchors and not missing, f"{page}: entries missing: {missing[:5]}"
 
 
 def test_link_rewriting(builder):
@@ -242,6 +244,8 @@ def test_link_rewriting(builder):
     assert target("../../ERRATA.md#a7") is None, "a path that leaves the course is a broken link, not the errata"
     # a Chinese lesson (notebooks/zh/) on its page zh/NN.html
     assert target("../../ERRATA.md#a7", "notebooks/zh", "zh") == "../errata.html#a7"
+    assert target("../../ERRATA.zh.md#a7", "notebooks/zh", "zh") == "errata.html#a7"
+    assert target("ERRATA.md#a7", "", "zh") == "../errata.html#a7"                  # the Chinese errata's link
     assert target("03_cnn.ipynb#4.2", "notebooks/zh", "zh") == "03_cnn.html#4.2"
     assert target("../02_mlp_recursion.ipynb", "notebooks/zh", "zh") == "../02_mlp_recursion.html"
     assert target("../../exercises/chapter4/ex4_1_sigma_dot.ipynb", "notebooks/zh", "zh") is None

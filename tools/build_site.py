@@ -47,6 +47,9 @@ from nbconvert.filters.markdown_mistune import markdown2html_mistune
 ROOT = Path(__file__).resolve().parents[1]
 LESSONS = ROOT / "notebooks"
 ERRATA = ROOT / "ERRATA.md"
+#: Each edition's errata page: ERRATA.md -> errata.html; the Chinese one (generated from a catalog by
+#: tools/zh_catalog.py) -> zh/errata.html.
+ERRATA_SOURCES = {"": "ERRATA.md", "zh": "ERRATA.zh.md"}
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 MATHJAX_CONFIG = "TeX-AMS-MML_HTMLorMML-full,Safe"     # the combined configuration jupyter-server-mathjax ships
@@ -161,6 +164,14 @@ class Edition:
         """The site path of one of its pages ("02_mlp_recursion.html" -> "zh/02_mlp_recursion.html")."""
         return posixpath.join(self.folder, name) if self.folder else name
 
+    @property
+    def errata_source(self) -> Path:
+        return ROOT / ERRATA_SOURCES[self.folder]
+
+    def errata_page(self) -> str:
+        """The site path of the errata page this edition's pages link: its own, else the English one."""
+        return self.page("errata.html") if self.errata_source.exists() else "errata.html"
+
     def dashboard(self, stem: str) -> str:
         """What ``make dashboard LESSON=...`` needs to serve one of its lessons."""
         return self.page(stem)
@@ -191,7 +202,7 @@ ENGLISH = Edition("en", "", "English", {
 CHINESE = Edition("zh-CN", "zh", "中文", {
     "nav": "课程导航",
     "home": "全部课程",
-    "errata": "勘误表（英文）",
+    "errata": "勘误表",
     "snapshot": ("<strong>静态快照</strong>{at}。拖动滑块需要运行中的 Python：在 JupyterLab 中打开本课"
                  "（<code>make lab</code>），或把它作为仪表板打开（<code>make dashboard LESSON={lesson}</code>）。"),
     "snapshot_at": "，设置为 {settings}",
@@ -202,7 +213,7 @@ CHINESE = Edition("zh-CN", "zh", "中文", {
              "请从第 00 课开始。"),
     "columns": "#|课程|教材章节|你将看到的内容",
     "errata_note": ("凡是教材或综述有误的地方，课程都会指出，并用实验给出正确的说法；所有这些错误都列在"
-                    '<a href="{errata}">勘误表</a>（英文）中。'),
+                    '<a href="{errata}">勘误表</a>中。'),
     "static_note": ("本网站是静态的：滑块面板显示的是默认设置下的快照。要拖动滑块、运行代码，请在 JupyterLab 中"
                     "打开课程（<code>make lab</code>），或把某一课作为仪表板打开"
                     "（<code>make dashboard LESSON={lesson}</code>）。"),
@@ -393,8 +404,10 @@ def relative(target: str, here: str) -> str:
 def site_targets(editions: dict[Edition, list[Lesson]] | None = None, has_errata: bool = True) -> dict[str, str]:
     """{course path: site path} of every course file the site shows: "notebooks/zh/02_mlp_recursion" (a lesson,
     without its extension: .ipynb, .py and .html all lead there) -> "zh/02_mlp_recursion.html",
-    "ERRATA.md" -> "errata.html"."""
+    "ERRATA.md" -> "errata.html", "ERRATA.zh.md" -> "zh/errata.html"."""
     targets = {"ERRATA.md": "errata.html"} if has_errata else {}
+    if has_errata and (ROOT / ERRATA_SOURCES["zh"]).exists():
+        targets[ERRATA_SOURCES["zh"]] = "zh/errata.html"
     for edition, lessons in (editions or {}).items():
         for lesson in lessons:
             targets[f"{edition.course_dir}/{lesson.path.stem}"] = edition.page(lesson.html_name)
@@ -461,7 +474,7 @@ def navigation(lessons: list[Lesson], i: int | None, has_errata: bool, edition: 
                switches: str = "") -> str:
     """Previous/next links, the index, the errata page and the language switch (``i`` = this lesson's position,
     None: a page that is no lesson). The page lies in ``edition``'s folder (errata.html: English)."""
-    words, errata = edition.text, relative("errata.html", edition.folder)
+    words, errata = edition.text, relative(edition.errata_page(), edition.folder)
     parts = []
     if i is not None and i > 0:
         prev = lessons[i - 1]
@@ -490,7 +503,7 @@ def index_page(lessons: list[Lesson], has_errata: bool, edition: Edition = ENGLI
         f'<td class="ntk-section">{inline_markdown(lesson.section)}</td>'
         f"<td>{inline_markdown(lesson.description)}</td></tr>"
         for lesson in lessons)
-    errata = (f'<p>{words["errata_note"].format(errata=relative("errata.html", edition.folder))}</p>'
+    errata = (f'<p>{words["errata_note"].format(errata=relative(edition.errata_page(), edition.folder))}</p>'
               if has_errata else "")
     columns = "".join(f"<th>{c}</th>" for c in words["columns"].split("|"))
     nav = f'<nav class="ntk-nav" aria-label="{words["nav"]}">{switches}</nav>\n' if switches else ""
@@ -586,12 +599,15 @@ def build_site(out: Path) -> list[Path]:
                                 lesson.title, nav, "ntk-page", edition.course_dir))
         index = index_page(lessons, has_errata, edition, switches(edition, "index.html"))
         (out / edition.page("index.html")).write_text(index, encoding="utf-8")
-    if has_errata:
-        text = nbformat.v4.new_markdown_cell(ERRATA.read_text(encoding="utf-8"), id="errata")   # same id each time
+    for edition in editions if has_errata else []:
+        if edition.errata_page() != edition.page("errata.html"):
+            continue                                                  # no errata of its own: links the English
+        source = edition.errata_source
+        text = nbformat.v4.new_markdown_cell(source.read_text(encoding="utf-8"), id="errata")   # same id each time
         errata = nbformat.v4.new_notebook(cells=[text])
-        export(errata, ENGLISH, "errata.html", "Errata",
-               navigation(editions[ENGLISH], None, True, ENGLISH, switches(ENGLISH, "errata.html")),
-               "ntk-page ntk-errata", "")
+        export(errata, edition, "errata.html", edition.text["errata"],
+               navigation(editions[edition], None, True, edition, switches(edition, "errata.html")),
+               "ntk-page ntk-errata", posixpath.dirname(source.relative_to(ROOT).as_posix()))
     return pages
 
 

@@ -1,13 +1,15 @@
 """The Chinese lessons' text, kept as gettext catalogs: each ``notebooks/zh/NN_name.py`` is generated from the
-English lesson ``notebooks/NN_name.py`` and the catalog ``notebooks/locale/zh/NN_name.po``, never edited by hand.
+English lesson ``notebooks/NN_name.py`` and the catalog ``notebooks/locale/zh/NN_name.po``, never edited by hand;
+likewise ``ERRATA.zh.md`` from ``ERRATA.md`` and ``notebooks/locale/zh/ERRATA.po`` (one entry per paragraph).
 
     python tools/zh_catalog.py update [NN_name ...]    # after an English edit (make zh-catalog): a new English
                                                        # text gets an empty entry, a changed one keeps its old
-                                                       # translation marked fuzzy, with the old English beside it
+                                                       # translation marked fuzzy, the changed sentence noted
     python tools/zh_catalog.py check                   # exit 1 naming every English text with no current
                                                        # translation and every Chinese source not as generated
-    python tools/zh_catalog.py generate [NN_name ...]  # write notebooks/zh/NN_name.py (tools/build_zh.py does
-                                                       # this before it runs a lesson; it stops on the first gap)
+    python tools/zh_catalog.py generate [NN_name ...]  # write notebooks/zh/NN_name.py and ERRATA.zh.md
+                                                       # (tools/build_zh.py does this before it runs a lesson)
+    (names: lessons such as 02_mlp_recursion, or ERRATA; none: all of them)
 
 One catalog entry per English markdown cell: ``msgid`` is the English cell, ``msgstr`` its Chinese text. Code
 cells are copied from the English lesson, so the two editions run the same code by construction. The line of
@@ -33,8 +35,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))     # its sibling tools
 import install_links  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-NOTEBOOKS = ROOT / "notebooks"
-LOCALE = NOTEBOOKS / "locale" / "zh"
 FORMAT = "py:percent"
 #: A fixed creation date for new catalogs: writing a catalog twice gives the same bytes.
 EPOCH = datetime(2026, 12, 1, tzinfo=timezone.utc)
@@ -50,12 +50,26 @@ class MissingTranslation(Exception):
         self.problems = problems
 
 
+#: Markdown documents translated the same way, one entry per paragraph: catalog name -> (English, generated Chinese).
+DOCUMENTS = {"ERRATA": ("ERRATA.md", "ERRATA.zh.md")}
+
+
 def lessons(names: list[str] | None = None, root: Path = ROOT) -> list[str]:
+    """Lesson names (``NN_name``), or the given names checked; "ERRATA" (a document) is accepted too."""
     found = sorted(p.stem for p in (root / "notebooks").glob("[0-9][0-9]_*.py"))
-    unknown = sorted(set(names or []) - set(found))
+    unknown = sorted(set(names or []) - set(found) - set(DOCUMENTS))
     if unknown:
-        raise SystemExit(f"no English lesson named {unknown}; the lessons are {found}")
+        raise SystemExit(f"no English lesson or document named {unknown}; they are {found + sorted(DOCUMENTS)}")
     return names or found
+
+
+def catalogs(root: Path = ROOT) -> list[str]:
+    """Every catalog: the lessons', then the documents'."""
+    return lessons(root=root) + sorted(DOCUMENTS)
+
+
+def _paragraphs(text: str) -> list[str]:
+    return [block.strip("\n") for block in re.split(r"\n\s*\n", text) if block.strip()]
 
 
 def _without_links(text: str) -> str:
@@ -63,7 +77,10 @@ def _without_links(text: str) -> str:
 
 
 def english_texts(name: str, root: Path = ROOT) -> list[str]:
-    """The translatable units of a lesson: its markdown cells, in order (the links line left out)."""
+    """The translatable units: a lesson's markdown cells, in order (the links line left out), or a document's
+    paragraphs."""
+    if name in DOCUMENTS:
+        return _paragraphs((root / DOCUMENTS[name][0]).read_text(encoding="utf-8"))
     cells = jupytext.read(root / "notebooks" / f"{name}.py").cells
     return [_without_links(c.source) for c in cells if c.cell_type == "markdown"]
 
@@ -73,9 +90,11 @@ def catalog_path(name: str, root: Path = ROOT) -> Path:
 
 
 def _new_catalog(name: str) -> Catalog:
+    what = (f"the page {DOCUMENTS[name][0]}, one entry per paragraph" if name in DOCUMENTS
+            else f"lesson {name} (notebooks/{name}.py), one entry per markdown cell")
     return Catalog(locale="zh_CN", domain=name, project="ntk-notebooks", version=project_version(),
-                   header_comment=f"# Chinese text of lesson {name} (notebooks/{name}.py), one entry per markdown "
-                                  "cell.\n# Translate msgstr; tools/zh_catalog.py writes everything else.\n#",
+                   header_comment=f"# Chinese text of {what}.\n"
+                                  "# Translate msgstr; tools/zh_catalog.py writes everything else.\n#",
                    copyright_holder="the ntk-notebooks authors", msgid_bugs_address=install_links.issues_url(),
                    last_translator="ntk-notebooks translators", language_team="Chinese (Simplified)",
                    creation_date=EPOCH, revision_date=EPOCH, fuzzy=False)
@@ -106,7 +125,8 @@ def template(name: str, root: Path = ROOT) -> Catalog:
     catalog = _new_catalog(name)
     for index, text in enumerate(english_texts(name, root)):
         if text.strip() and text not in catalog:
-            catalog.add(text, locations=[(f"{name}.py", index + 1)], auto_comments=["markdown cell"])
+            where, kind = (DOCUMENTS[name][0], "paragraph") if name in DOCUMENTS else (f"{name}.py", "markdown cell")
+            catalog.add(text, locations=[(where, index + 1)], auto_comments=[kind])
     return catalog
 
 
@@ -147,7 +167,8 @@ def problems(name: str, root: Path = ROOT) -> list[str]:
     for index, text in enumerate(english_texts(name, root)):
         if not text.strip():
             continue
-        where = f"notebooks/{name}.py, markdown cell {index + 1}"
+        where = (f"{DOCUMENTS[name][0]}, paragraph {index + 1}" if name in DOCUMENTS
+                 else f"notebooks/{name}.py, markdown cell {index + 1}")
         message = catalog.get(text)
         if message is None or not message.string:
             known = [m.id for m in catalog if m.id and m.string]
@@ -168,6 +189,8 @@ def generate_source(name: str, root: Path = ROOT) -> str:
     if gaps:
         raise MissingTranslation(gaps)
     catalog = read_catalog(name, root)
+    if name in DOCUMENTS:
+        return "\n\n".join(catalog.get(text).string for text in english_texts(name, root)) + "\n"
     english = root / "notebooks" / f"{name}.py"
     nb = jupytext.read(english)
     for cell in nb.cells:
@@ -179,8 +202,13 @@ def generate_source(name: str, root: Path = ROOT) -> str:
     return install_links.updated_source(text, install_links.repository(), chinese)
 
 
+def target_path(name: str, root: Path = ROOT) -> Path:
+    """Where the generated Chinese text lives."""
+    return root / DOCUMENTS[name][1] if name in DOCUMENTS else root / "notebooks" / "zh" / f"{name}.py"
+
+
 def generate(name: str, root: Path = ROOT) -> Path:
-    target = root / "notebooks" / "zh" / f"{name}.py"
+    target = target_path(name, root)
     target.write_text(generate_source(name, root), encoding="utf-8")
     return target
 
@@ -188,30 +216,32 @@ def generate(name: str, root: Path = ROOT) -> Path:
 def stale_sources(root: Path = ROOT) -> list[str]:
     """Chinese sources that differ from what their English lesson and catalog generate (hand edits, or not rebuilt)."""
     stale = []
-    for name in lessons(root=root):
+    for name in catalogs(root):
         try:
             fresh = generate_source(name, root)
         except MissingTranslation:
             continue                                   # reported by problems()
-        target = root / "notebooks" / "zh" / f"{name}.py"
+        target = target_path(name, root)
+        english = DOCUMENTS[name][0] if name in DOCUMENTS else f"notebooks/{name}.py"
         if not target.exists() or target.read_text(encoding="utf-8") != fresh:
-            stale.append(f"notebooks/zh/{name}.py is not what notebooks/{name}.py and its catalog generate "
-                         f"(edit the English lesson or notebooks/locale/zh/{name}.po, then "
+            stale.append(f"{target.relative_to(root)} is not what {english} and its catalog generate "
+                         f"(edit {english} or notebooks/locale/zh/{name}.po, then "
                          f"`python tools/zh_catalog.py generate {name}`)")
     return stale
 
 
 def main(argv: list[str]) -> int:
     command, names = (argv[0], argv[1:]) if argv else ("check", [])
+    names = lessons(names) if names else catalogs()
     if command == "update":
-        for name in lessons(names):
+        for name in names:
             catalog = update(name)
             todo = problems(name)
             print(f"{catalog_path(name).relative_to(ROOT)}: {len(catalog)} entries, {len(todo)} to translate")
         return 0
     if command == "generate":
         failed = False
-        for name in lessons(names):
+        for name in names:
             try:
                 print(f"wrote {generate(name).relative_to(ROOT)}")
             except MissingTranslation as gap:
@@ -219,7 +249,7 @@ def main(argv: list[str]) -> int:
                 print("\n".join(gap.problems), file=sys.stderr)
         return 1 if failed else 0
     if command == "check":
-        found = [p for name in lessons(names) for p in problems(name)] + stale_sources()
+        found = [p for name in names for p in problems(name)] + stale_sources()
         print("\n".join(found) or "every English text has a current translation; every Chinese source is generated")
         return 1 if found else 0
     print(__doc__, file=sys.stderr)

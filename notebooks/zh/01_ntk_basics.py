@@ -3,12 +3,12 @@
 # [在 Colab 中打开](https://colab.research.google.com/github/ntk-notebooks/ntk-notebooks/blob/main/notebooks/zh/01_ntk_basics.ipynb) · [Binder](https://mybinder.org/v2/gh/ntk-notebooks/ntk-notebooks/HEAD?labpath=notebooks%2Fzh%2F01_ntk_basics.ipynb)（在 Colab 上，要让图和滑块显示中文，请先运行 `%pip install mplfonts==0.0.11` 和 `%env NTK_LESSON_LANGUAGE=zh`）
 # （[English version / 英文版](../01_ntk_basics.ipynb)）
 #
-# *对应综述第 2–3 节。*
+# *NTK 综述第 2–3 节。*
 #
 # **本课内容**
-# - 什么是神经正切核（NTK），它在什么条件下于训练过程中保持不变，以及如何对任意 PyTorch 模型计算它；
-# - 为什么综述中的 `compute_ntk` 和 `simulate_infinite_width` 两段代码做不到它们声称要做的事；
-# - 随着宽度 $m$ 增大，随机初始化的有限宽网络的 NTK 趋近于一个确定性的核，
+# - 什么是神经正切核（NTK），在什么条件下它在训练中保持不变，以及如何对任意 PyTorch 模型计算它；
+# - 为什么综述中的 `compute_ntk` 和 `simulate_infinite_width` 两段代码做不到它们声称的事；
+# - 随着宽度 $m$ 增大，随机初始化的有限宽网络的 NTK 趋近于确定性的核，
 #   其误差由两部分组成：按 $1/\sqrt m$ 缩小的随机**波动**（spread），
 #   以及按 $1/m$ 缩小的系统**偏差**（bias）。
 #
@@ -49,38 +49,38 @@ nh.plotting.use_style()
 # NTK 刻画的是：在一个输入上做一步梯度下降，会怎样改变另一个输入上的输出。
 # 若 $\Theta$ 在训练中保持不变，上式就是一个*线性*常微分方程，可以求出闭式解：见第 07 课。
 #
-# **它什么时候保持不变？** 在宽度 $m\to\infty$ 的无限宽极限下，并且要满足以下条件：
+# **它什么时候保持不变？** 在宽度 $m\to\infty$ 的无限宽极限下，而且要满足以下条件：
 # 采用 NTK 参数化（或采用标准参数化，但学习率 $\propto 1/m$）；学习率不随 $m$ 改变
 # （且足够小，使梯度下降保持稳定）；训练时间有限；使用平方损失，并用梯度流或梯度下降训练
 # （Jacot et al. 2018；Lee et al. 2019）。仅靠宽度并不能冻结核：在最大更新参数化 μP 下，
 # 无论宽度多大，核都会发生 $O(1)$ 的变化（Yang & Hu 2021），第 05 课会测量这一点。
 #
-# > **教材原文：** 「当神经网络的宽度趋于无穷大时，使用梯度下降训练的神经网络会退化为核方法的预测器，
+# > **综述原文：** 「当神经网络的宽度趋于无穷大时，使用梯度下降训练的神经网络会退化为核方法的预测器，
 # > 这个核就是NTK」。  
-# > **正确的说法：** 这只在上述条件下成立，而且得到的预测器保留了网络随机的初始函数 $f_0$：
+# > **正确的说法：** 这只在上述条件下成立，而且所得的预测器保留着网络的随机初始函数 $f_0$：
 # > 训练结束时，$f_\infty = f_0 + $（用 $\Theta$ 对残差 $y - f_0$ 做无岭核回归的结果），
-# > 其中 $f_0$ 是从 NNGP 先验中随机抽取的一个函数（第 07 课）。
-# > （[勘误 B1](../../ERRATA.md#b1)）
+# > 其中 $f_0$ 是从 NNGP 先验中随机抽取的函数（第 07 课）。
+# > （[勘误 B1](../../ERRATA.zh.md#b1)）
 #
-# > **教材原文：** 对任意有限时间 $T$，当 $m\to\infty$ 时，训练中的网络一致地接近一个用 NTK 构造的
+# > **综述原文：** 对任意有限时间 $T$，当 $m\to\infty$ 时，训练中的网络一致地接近用 NTK 构造的某个
 # > 固定核回归预测器 $f^\text{kernel}$：
 # > $\sup_{t\le T}\sup_x\lvert f(\theta_t,x) - f^\text{kernel}(x)\rvert \to 0$
 # > （它把初始化时的网络输出与核回归的输出称为「两个随机过程」，说二者在任意固定时间内「趋同」）。  
-# > **正确的说法：** 一个固定的预测器不可能在每个时刻 $t$ 都与 $f(\theta_t,\cdot)$ 吻合
-# > （在 $t = 0$ 时，网络就是它随机的 $f_0$）。定理比较的是训练后的网络与它的**线性化** $f^\text{lin}$
+# > **正确的说法：** 固定的预测器不可能在每个时刻 $t$ 都与 $f(\theta_t,\cdot)$ 吻合
+# > （$t = 0$ 时，网络就是它的随机初始函数 $f_0$）。定理比较的是训练后的网络与它的**线性化** $f^\text{lin}$
 # > （在 $\theta_0$ 处关于 $\theta$ 的一阶泰勒展开），后者用同样的梯度下降训练：
 # > $\sup_{t\le T}\lvert f_t(x) - f^\text{lin}_t(x)\rvert \to 0$（Jacot et al. 2018，定理 2），
 # > 二者之差为 $m^{-1/2}$ 量级（Lee et al. 2019，定理 2.1）。
-# > 该结论是在一个固定的有限输入集或有界定义域上证明的，并非对「所有 $x$」成立。
-# > 静态的核预测器只是 $t\to\infty$ 时的终点；第 07 课测量这一差距。
-# > （[勘误 B6](../../ERRATA.md#b6)，[勘误 B7](../../ERRATA.md#b7)）
+# > 该结论是在固定的有限输入集或有界区域上证明的，并非对“所有 $x$”成立。
+# > 静态的核预测器只是 $t\to\infty$ 时的终点；第 07 课会测量这一差距。
+# > （[勘误 B6](../../ERRATA.zh.md#b6)、[勘误 B7](../../ERRATA.zh.md#b7)）
 
 # %% [markdown]
 # ## 2. 经验 NTK
 #
 # 我们构造一个有 3 个 ReLU 隐藏层、采用 NTK 参数化的 MLP，并在 16 个输入上计算它的 NTK。
-# 结果是一个 16 × 16 的 Gram 矩阵：和所有内积矩阵一样，它是对称半正定的。
-# 它依赖于随机初始化 $\theta_0$：在有限宽度下，它是一个随机矩阵（§5）。
+# 结果是 16 × 16 的 Gram 矩阵：和所有内积矩阵一样，它是对称半正定的。
+# 它依赖于随机初始化 $\theta_0$：在有限宽度下，它是随机矩阵（§5）。
 
 # %%
 x = nh.sphere(16, d=4, seed=0)                               # (16, 4), |x|² = d
@@ -100,7 +100,7 @@ assert eigenvalues[-1] >= -1e-12 * eigenvalues[0], (
     f"PSD: expected smallest eigenvalue >= -1e-12 · largest, measured {eigenvalues[-1]:.3e}")
 
 # %% [markdown]
-# > **教材原文：** 无限宽定理中宽度为 $m$ 的网络，其权重服从 $\mathcal N(0, 1/m)$（「按Xavier初始化」）。  
+# > **综述原文：** 无限宽定理中宽度为 $m$ 的网络，其权重服从 $\mathcal N(0, 1/m)$（「按Xavier初始化」）。  
 # > **正确的说法：** 方差为 $1/\text{fan-in}$ 的是 LeCun 初始化（Xavier/Glorot 初始化用的是
 # > $2/(\text{fan-in}+\text{fan-out})$），而且第一层的扇入（fan-in）是输入维数 $d$，而不是 $m$。
 # > 如果这样的网络直接用同一个学习率训练（即*标准参数化*，PyTorch 的 `nn.Linear` 就是如此），
@@ -108,7 +108,7 @@ assert eigenvalues[-1] >= -1e-12 * eigenvalues[0], (
 # > 于是，随着 $m$ 增大，固定的学习率会使步长过大；定理中的极限需要学习率 $\propto 1/m$。
 # > NTK 参数化的前向传播与之完全相同，只是写成权重 $\mathcal N(0,1)$ 乘以因子
 # > $\sigma_w/\sqrt{\text{fan-in}}$，它的 NTK 保持 $O(1)$。
-# > （[勘误 B5](../../ERRATA.md#b5)）
+# > （[勘误 B5](../../ERRATA.zh.md#b5)）
 #
 # 下面在同样的 16 个输入上比较这两种单隐藏层 ReLU 网络（取 NTK 对角元的平均值）：
 
@@ -139,12 +139,12 @@ assert abs(slope_ntk) < 0.1, f"NTK parameterization: expected slope 0 ± 0.1, me
 # %% [markdown]
 # ## 3. 综述中的 `compute_ntk` 代码是错的
 #
-# > **教材原文：** 用 `torch.jacobian(model, X)` 计算 NTK，再把两个雅可比矩阵相乘。  
+# > **综述原文：** 用 `torch.jacobian(model, X)` 计算 NTK，再把两个雅可比矩阵相乘。  
 # > **正确的说法：** PyTorch 中并没有 `torch.jacobian`，所以这段代码会因 `AttributeError` 而中止。
 # > 与之最接近的真实函数 `torch.autograd.functional.jacobian(model, X)` 是对**输入** $X$ 求导，
-# > 而不是对参数求导。由此得到的「输入梯度核」$\nabla_x f(x)\cdot\nabla_{x'} f(x')$ 是另一个对象：
+# > 而不是对参数求导。由此得到的“输入梯度核”$\nabla_x f(x)\cdot\nabla_{x'} f(x')$ 是另一个量：
 # > 它的 Gram 矩阵的秩至多为 $d$（输入维数），而对互不相同的输入，NTK 是满秩的。
-# > （[勘误 B39](../../ERRATA.md#b39)）
+# > （[勘误 B39](../../ERRATA.zh.md#b39)）
 #
 # 第一点只需一行代码即可验证：
 
@@ -152,8 +152,8 @@ assert abs(slope_ntk) < 0.1, f"NTK parameterization: expected slope 0 ± 0.1, me
 assert not hasattr(torch, "jacobian"), f"expected no torch.jacobian, found one in torch {torch.__version__}"
 
 # %% [markdown]
-# 现在在同一个网络上比较这两个核。`nh.input_gradient_kernel` 计算的，
-# 正是把这段代码修到能够运行之后所得到的结果。
+# 现在在同一个网络上比较这两个核。`nh.input_gradient_kernel` 给出的，
+# 正是把这段代码修到能运行之后的结果。
 
 # %%
 input_kernel = nh.input_gradient_kernel(model, x)            # (16, 16)
@@ -176,7 +176,7 @@ plt.show()
 # %% [markdown]
 # 综述的第二段代码 `simulate_infinite_width`（「无限宽度模拟」）本意是实际演示无限宽极限：
 #
-# > **教材原文：** 训练一系列宽度递增的网络（同一个固定的学习率，同一个随机种子），
+# > **综述原文：** 训练一系列宽度递增的网络（同一个固定的学习率，同一个随机种子），
 # > 再用 `compute_ntk` 计算每个训练后网络的 NTK 的有效秩，以此展示无限宽下的行为。  
 # > **正确的说法：** 这个函数无法运行：它用到的 `WideMLP`、`generate_data` 和 `F` 在任何地方都没有定义，
 # > 而且它调用的是错误的 `compute_ntk`。即使修好，它测量的也是错误的量：收敛定理讲的是
@@ -184,7 +184,7 @@ plt.show()
 # > 每个宽度只用**一个随机种子**，无法把趋势与种子之间的随机噪声区分开；
 # > 而且普通的 PyTorch 网络（标准参数化）在**固定学习率**下不趋向任何无限宽极限（§2）。
 # > §5 做了它本想做的实验：在初始化时、采用 NTK 参数化、每个宽度取多个随机种子，
-# > 测量经验 NTK 的有效秩。（[勘误 B41](../../ERRATA.md#b41)）
+# > 测量经验 NTK 的有效秩。（[勘误 B41](../../ERRATA.zh.md#b41)）
 
 # %% [markdown]
 # ## 4. 三种正确的计算方法
@@ -247,17 +247,16 @@ assert -0.7 < sweep.slope < -0.4, (
 # 单个网络的误差由两部分组成：
 #
 # $$\Theta_m - \Theta_\infty \;=\;
-#   \underbrace{\bigl(\mathbb E\,\Theta_m - \Theta_\infty\bigr)}_{\text{bias: fixed, } O(1/m)}
-#   \;+\; \underbrace{\bigl(\Theta_m - \mathbb E\,\Theta_m\bigr)}_{\text{spread: random, mean } 0,\
+#   \underbrace{\bigl(\mathbb E\,\Theta_m - \Theta_\infty\bigr)}_{\text{偏差：固定，} O(1/m)}
+#   \;+\; \underbrace{\bigl(\Theta_m - \mathbb E\,\Theta_m\bigr)}_{\text{波动：随机，均值 } 0,\
 #   O(1/\sqrt m)},$$
 #
 # 其中 $\mathbb E$ 表示对随机初始化取平均（Dyer & Gur-Ari 2020；Hanin & Nica 2020）。
-# 第一项是固定的偏差（bias），第二项是均值为 0 的随机波动（spread）。
 # 波动要大得多，这正是上面单个网络的误差按 $m^{-1/2}$ 下降的原因。
 # 对 $S$ 个网络取平均只会缩小波动，且只缩小 $\sqrt S$ 倍：
-# $\mathbb E\,\lVert\text{mean of } S - \Theta_\infty\rVert_F^2 = \text{bias}^2 + \text{spread}^2/S$。
+# $\mathbb E\,\lVert\text{均值，网络数 } S - \Theta_\infty\rVert_F^2 = \text{偏差}^2 + \text{波动}^2/S$。
 # 因此，要看到偏差，既需要较小的宽度（此时偏差较大），也需要很多随机种子
-# （使 $\text{spread}/\sqrt S$ 降到偏差以下）。
+# （使 $\text{波动}/\sqrt S$ 降到偏差以下）。
 #
 # 实验：宽度分别取 8、16、32、64，每个宽度 400 个网络，输入仍是同样的 16 个，激活函数为 erf
 # （深度 3，$\sigma_w = 2$，$\sigma_b = 0.1$）；我们考察的是**归一化**的 NTK
@@ -268,8 +267,8 @@ assert -0.7 < sweep.slope < -0.4, (
 #
 # - **波动**（spread）：单个网络的核与全部 400 个核的平均值之间的均方根距离；
 # - **偏差**（bias）：该平均值与 $\Theta_\infty$ 之间的距离；
-# - **残余**（leftover）：spread/√400，即仍留在平均值中的那部分波动。测得的偏差平均而言等于
-#   $\sqrt{\text{bias}^2 + \text{leftover}^2}$，所以当它至少是残余的两倍时，
+# - **残余**（leftover）：波动/√400，即仍留在平均值中的那部分波动。测得的偏差平均而言等于
+#   $\sqrt{\text{偏差}^2 + \text{残余}^2}$，所以当它至少是残余的两倍时，
 #   残余使它偏大的幅度至多为 12 %（$\sqrt{1 + 1/4} = 1.118$）。
 
 # %%
@@ -318,9 +317,9 @@ assert -0.75 <= slope_spread <= -0.45, f"spread slope: expected -0.75 … -0.45,
 assert (spread > bias).all(), f"one network: expected spread > bias, measured spread/bias {spread / bias}"
 
 # %% [markdown]
-# 所以，许多网络的平均值以 $1/m$ 的速度趋近 $\Theta_\infty$，单个网络则只有 $1/\sqrt m$；
+# 所以，许多网络的平均值按 $1/m$ 的速率趋近 $\Theta_\infty$，单个网络则只按 $1/\sqrt m$；
 # 但平均必须取自足够多的网络：$S$ 个网络的平均值的误差约为
-# $\sqrt{\text{bias}^2 + \text{spread}^2/S}$，一旦 $\text{spread}/\sqrt S$ 低于偏差，
+# $\sqrt{\text{偏差}^2 + \text{波动}^2/S}$，一旦 $\text{波动}/\sqrt S$ 低于偏差，
 # 再增加随机种子也无济于事，只有增大宽度才有用。
 
 # %% [markdown]
@@ -358,7 +357,7 @@ plt.show()
 # 窄网络的结果分散得很开，且大多落在极限值**之下**（这又是一种偏差：有效秩是核的非线性函数）；
 # 随着宽度增大，各个种子的结果向 $r_\text{eff}(\Theta_\infty)$ 靠拢。
 # 已验证：宽度 16 的六个网络全部低于极限值；在宽度 1024 时，平均值与极限值相差不到 5 %，
-# 种子之间的离散程度不到宽度 16 时的一半。
+# 种子间的波动不到宽度 16 时的一半。
 
 # %%
 gap = abs(ranks[-1].mean() - rank_limit) / rank_limit
@@ -375,7 +374,7 @@ assert sd_ratio < 0.5, f"seed spread: expected sd(1024) < 0.5 · sd(16), measure
 #
 # 选择宽度、深度和激活函数。每个点对应一个元素 $\Theta(x_i,x_j)$：横坐标是它的无限宽值，纵坐标是有限宽值。
 # 点落在对角线上，表示二者一致。网络越深，要达到同样的精度就需要越大的宽度
-# （波动随深度与宽度之比 depth/width 增大，Hanin & Nica 2020）。
+# （波动随深度与宽度之比增大，Hanin & Nica 2020）。
 
 # %%
 def draw_scatter(width, depth, activation):
@@ -407,14 +406,14 @@ nh.widgets.live_figure(
 #   只有在 NTK 参数化（或标准参数化且学习率 $\propto 1/m$）的无限宽极限下、学习率固定、
 #   训练时间有限时，它才在训练中保持不变；在 μP 下它会变化。
 # - 综述的 `compute_ntk` 调用了一个不存在的函数，而修好之后它是对输入求导：
-#   得到的是一个秩 $\le d$ 的核，并不是 NTK。它的 `simulate_infinite_width` 无法运行，
+#   得到的是秩 $\le d$ 的核，并不是 NTK。它的 `simulate_infinite_width` 无法运行，
 #   即使能运行，测量的也是训练后的核，只用一个随机种子，而且所用的参数化根本没有极限。
 # - `nh.empirical_ntk` 可以计算任意 `nn.Module` 的 NTK；三种方法的结果在 $10^{-10}$ 以内一致。
-# - 单个网络的经验 NTK 以 $m^{-1/2}$ 的速度收敛到解析 NTK：这就是随机波动。
-#   对许多网络取平均，只能把波动降到 $\text{spread}/\sqrt S$，并显露出一个按 $1/m$ 下降的偏差。
+# - 单个网络的经验 NTK 按 $m^{-1/2}$ 的速率收敛到解析 NTK：这就是随机波动。
+#   对许多网络取平均，只能把波动降到 $\text{波动}/\sqrt S$，并显露出按 $1/m$ 下降的偏差。
 #   第 02 课推导解析核。
 #
-# **习题：** [4.1](../../exercises/chapter4/ex4_1_sigma_dot.ipynb)（$\dot\Sigma$ 的作用；恒等激活函数）
+# **练习：** [4.1](../../exercises/chapter4/ex4_1_sigma_dot.ipynb)（$\dot\Sigma$ 的作用；恒等激活函数）
 # 以本课为基础。
 
 # %% [markdown]
@@ -434,18 +433,18 @@ nh.widgets.live_figure(
 #
 # 综述的参考文献中有三条是错的：
 #
-# > **教材原文：** NTK 论文的作者是「Jacot A, Graland F, Hongler C」。  
+# > **综述原文：** NTK 论文的作者是「Jacot A, Graland F, Hongler C」。  
 # > **正确的说法：** 第二作者是 Franck **Gabriel**：Jacot, Gabriel & Hongler, NeurIPS 2018。
-# > （[勘误 B44](../../ERRATA.md#b44)）
+# > （[勘误 B44](../../ERRATA.zh.md#b44)）
 #
-# > **教材原文：** 「Chizat & Bach (2020) “On Lazy Training in Differentiable Programming”」，并被列为「综述」。  
+# > **综述原文：** 「Chizat & Bach (2020) “On Lazy Training in Differentiable Programming”」，并被列为「综述」。  
 # > **正确的说法：** 作者是 Chizat、**Oyallon** 与 Bach，发表于 NeurIPS **2019**；这是一篇研究论文，不是综述
 # > （它表明惰性的、类似核方法的训练来自模型的缩放方式，而不是来自宽度本身）。
-# > （[勘误 B42](../../ERRATA.md#b42)）
+# > （[勘误 B42](../../ERRATA.zh.md#b42)）
 #
-# > **教材原文：** 「Anil et al. (2025) “The Spectral Dimension of NTKs is Constant”」。  
+# > **综述原文：** 「Anil et al. (2025) “The Spectral Dimension of NTKs is Constant”」。  
 # > **正确的说法：** 这是 P. A. Shukla 一人署名的预印本，arXiv:2512.00860（2025），未经同行评审；
 # > 第 08 课表明，它的极限公式对任何核都成立，并不只适用于 NTK。
-# > （[勘误 B43](../../ERRATA.md#b43)）
+# > （[勘误 B43](../../ERRATA.zh.md#b43)）
 #
 # **下一课：** [02 · MLP 的递归公式、核退化与混沌边缘](02_mlp_recursion.ipynb)

@@ -3,17 +3,17 @@
 # [在 Colab 中打开](https://colab.research.google.com/github/ntk-notebooks/ntk-notebooks/blob/main/notebooks/zh/04_resnet.ipynb) · [Binder](https://mybinder.org/v2/gh/ntk-notebooks/ntk-notebooks/HEAD?labpath=notebooks%2Fzh%2F04_resnet.ipynb)（在 Colab 上，要让图和滑块显示中文，请先运行 `%pip install mplfonts==0.0.11` 和 `%env NTK_LESSON_LANGUAGE=zh`）
 # （[English version / 英文版](../04_resnet.ipynb)）
 #
-# *对应教材第 4.3 节。*
+# *教材第 4.3 节。*
 #
-# **本课你将学到**
-# - 残差块 $x + \alpha\,g(x)$ 的核，以及为什么分支以 $\alpha^2$ 为系数加法式地叠加到核上；
+# **本课内容**
+# - 残差块 $x + \alpha\,g(x)$ 的核，以及为什么各分支对核的贡献以 $\alpha^2$ 为系数线性相加；
 # - 为什么块雅可比矩阵的乘积 $\prod_l (I + \alpha J_l)$ 在 $\alpha = 1/\sqrt L$ 时保持有界，
 #   以及为什么这*并不*等同于一阶公式 $I + \alpha\sum_l J_l$；
 # - 取 $\alpha = 1$ 时 NTK 随深度**指数**增长；取 $\alpha = 1/\sqrt L$ 时 NTK 保持有界
 #   （对 ReLU 趋于 $3e\,q_0$）；取 $\alpha = 1/L$ 时各分支的作用消失；
-# - 为什么教材中 $O(\sqrt L)$ 的算术是错的：不同块的梯度按**平方**相加。
+# - 为什么教材中 $O(\sqrt L)$ 的量级估算是错的：不同块的梯度按**平方**相加。
 #
-# **前置课程：** 第 02 课。
+# **预备知识：** 第 02 课。
 
 # %%
 # On Colab (or any Jupyter without this course's package) this installs it (once); here it does nothing.
@@ -38,14 +38,14 @@ nh.plotting.use_style()
 # ## 4.3.1 模型及其核
 #
 # 先令 $x^{(0)} = \frac{\sigma_w}{\sqrt d}W^{(0)}x$，再接 $L$ 个残差块
-# $x^{(l)} = x^{(l-1)} + \alpha\,\frac{\sigma_w}{\sqrt m}W^{(l)}\phi(x^{(l-1)})$，最后是一个线性读出层。
+# $x^{(l)} = x^{(l-1)} + \alpha\,\frac{\sigma_w}{\sqrt m}W^{(l)}\phi(x^{(l-1)})$，最后接线性读出层。
 # 分支的末端是一组新的零均值权重，因此在无限宽极限下 $g(x)$ 与 $x$ 不相关，于是
 #
 # $$\Sigma^{(l)} = \Sigma^{(l-1)} + \alpha^2\sigma_w^2\,\mathbb E[\phi\phi], \qquad
 #   \Theta^{(l)} = \bigl(1 + \alpha^2\sigma_w^2\,\mathbb E[\phi'\phi']\bigr)\Theta^{(l-1)}
 #   + \alpha^2\sigma_w^2\,\mathbb E[\phi\phi]$$
 #
-# （Huang et al. 2020；Hayou et al. 2021）。在工具包中写作 `nh.residual(nh.relu(), nh.dense(), alpha=...)`。
+# （Huang et al. 2020；Hayou et al. 2021）。在本软件包中写作 `nh.residual(nh.relu(), nh.dense(), alpha=...)`。
 
 # %%
 print(nh.resnet(2, alpha=0.5))      # dense -> 2 x residual(relu, dense) -> dense(1)
@@ -57,9 +57,9 @@ print(nh.resnet(2, alpha=0.5))      # dense -> 2 x residual(relu, dense) -> dens
 # 其中 $J_l = \partial g_l/\partial x$ 是该分支的雅可比矩阵；
 # 对 ReLU 分支，$J_l = \frac{\sigma_w}{\sqrt m} W^{(l)} D_l$，
 # 其中 $D_l$ 是记录哪些 ReLU 门处于打开状态的对角矩阵。
-# 初始化时各个 $J_l$ 相互独立、均值为零，均方增益为 $c = \sigma_w^2\,\mathbb E[\phi'(u)^2]$：
+# 初始化时各 $J_l$ 相互独立、均值为零，均方增益为 $c = \sigma_w^2\,\mathbb E[\phi'(u)^2]$：
 # $\mathbb E\|J_l v\|^2 = c\,\|v\|^2$（对 ReLU 且 $\sigma_w^2 = 2$ 时 $c = 1$）。
-# 它们的算子范数在任何宽度下都是 1 的量级：参数化方式中没有任何东西让它们变小。
+# 它们的算子范数在任何宽度下都是 1 的量级：参数化方式本身并不会让它们变小。
 #
 # > **教材原文：** 「当 $\Delta_l$ 项足够小（如通过 NTK parameterization 缩放）时」，
 # > 乘积 $\prod_l (I + \Delta_l)$ 近似为 $I + \sum_l \Delta_l$，即「梯度流从乘法机制转向了加法机制」。  
@@ -70,9 +70,9 @@ print(nh.resnet(2, alpha=0.5))      # dense -> 2 x residual(relu, dense) -> dens
 # > 一阶以外的全部项的相对大小为
 # > $r = \sqrt{1 - (1 + L\alpha^2 c)/(1+\alpha^2 c)^L} \approx L\alpha^2 c/\sqrt2$，因此需要
 # > $L\alpha^2 c \ll 1$，例如 $\alpha = 1/L$（在最坏情形下，即各 $\Delta_l$ 方向一致、范数均为 $\delta$ 时，
-# > 余项只能被 $(1+\delta)^L - 1 - L\delta$ 界住，这要求 $L\delta \ll 1$）。
+# > 余项只能以 $(1+\delta)^L - 1 - L\delta$ 为上界，这要求 $L\delta \ll 1$）。
 # > 在 $\alpha = 1/\sqrt L$ 时乘积有界，但 $r \to \sqrt{1 - 2/e} \approx 0.51$。
-# > （[勘误 A14](../../ERRATA.md#a14)）
+# > （[勘误 A14](../../ERRATA.zh.md#a14)）
 #
 # 原因：把乘积展开成对所有块子集的求和。不同子集对应的项互不相关
 # （总有某个 $J_l$ 只出现在其中一项里），而含 $k$ 个因子的 $\binom Lk$ 项，每一项的均方都是 $(\alpha^2 c)^k$；
@@ -134,7 +134,7 @@ assert measured["α = 1/√L"][-1, 0] > 0.4, \
 # 取 $\alpha = 1/L$ 时，随着 $L$ 增大，一阶公式变得精确（余项按 $1/L$ 减小）；
 # 取 $\alpha = 1/\sqrt L$ 时乘积保持有界，$\|\prod\|^2/n \approx (1 + 1/L)^L \to e$，
 # 但一阶以外的部分有乘积本身的一半大；取 $\alpha = 1$ 时乘积平均按 $2^L$ 增长
-# （单个乘积的涨落可达几个数量级），与一阶公式毫不相像。
+# （单个乘积的波动可达几个数量级），与一阶公式毫不相像。
 #
 # ## 4.3.2 NTK 如何随深度增长
 #
@@ -150,7 +150,7 @@ assert measured["α = 1/√L"][-1, 0] > 0.4, \
 # > **正确的说法：** 每个块都把前向方差和反向信号乘以 $(1+\gamma)$，
 # > 因此取 $\alpha = 1$（且 $\sigma_w^2 = 2$）时 NTK 按 $2^L$ 增长，即指数增长。
 # > 取 $\alpha = 1/\sqrt L$ 时 $(1 + \gamma)^L \to e$，NTK 趋于 $3e\,q_0$；
-# > 取 $\alpha = 1/L$ 时各分支的作用消失，NTK 趋于 $2q_0$，即线性模型的核。（[勘误 A15](../../ERRATA.md#a15)）
+# > 取 $\alpha = 1/L$ 时各分支的作用消失，NTK 趋于 $2q_0$，即线性模型的核。（[勘误 A15](../../ERRATA.zh.md#a15)）
 
 # %%
 x = nh.pair_at_angle(math.radians(17), d=2)          # two inputs 17° apart, q0 = σ_w² x·x/d = 2
@@ -210,7 +210,7 @@ assert abs(linear_limit / 2 - 1) < 0.01, f"α = 1/L: expected 2 q₀ ± 1%, meas
 # %% [markdown]
 # ### *归一化*的核：深度还会改变什么吗？
 #
-# 取 $\alpha = 1$ 时，两个输入的相关系数像 MLP 一样衰减（核退化，见第 02 课）。
+# 取 $\alpha = 1$ 时，两个输入的相关系数与 MLP 中一样不断衰减（核退化，见第 02 课）。
 # 取 $\alpha = 1/\sqrt L$ 时，它收敛到一个与深度无关、非退化的值：再增加块也几乎不改变它。
 # 取 $\alpha = 1/L$ 时，它趋于线性核的值。
 
@@ -241,13 +241,13 @@ assert correlation["α = 1/√L"][-1] > 0.9, \
 # ### 有限宽网络与之一致
 #
 # > **综述原文：** 「残差连接打破了独立同分布假设」，这使 NTK 分析变得复杂。  
-# > **正确的说法：** ResNet 的 NTK 是良定义的，而且已经有人分析过（Huang et al. 2020；Hayou et al.
+# > **正确的说法：** ResNet 的 NTK 是良定义的，且已有系统分析（Huang et al. 2020；Hayou et al.
 # > 2021），Tensor Programs 框架（Yang 2019, 2020）也涵盖残差网络。在无限宽极限下，
 # > 恒等路径与分支互不相关（分支末端是一组新的零均值权重），因此上面的递归只是把两者的协方差相加。
-# > 有限宽网络与它吻合：见下面的检验。（[勘误 B21](../../ERRATA.md#b21)）
+# > 有限宽网络与它吻合：见下面的检验。（[勘误 B21](../../ERRATA.zh.md#b21)）
 #
 # 对每种缩放，取 8 个宽度为 1024、含 4 个块的网络，把它们经验 NTK 的平均值与解析 NTK 比较。
-# $\alpha$ 越大，有限宽度带来的涨落越大（涨落随有效深度增大：Hanin & Nica 2020）。
+# $\alpha$ 越大，有限宽度带来的波动越大（波动随有效深度增大：Hanin & Nica 2020）。
 # 这 24 个经验 NTK 在笔记本电脑上大约需要 15 s（进度条按三种缩放计数）。
 
 # %% tags=["nbval-ignore-output"]
@@ -265,13 +265,13 @@ for name, (one, error) in finite_errors.items():
     assert error < 0.08, f"{name}: expected the mean of 8 networks within 8% of the NTK, measured {error:.3f}"
 
 # %% [markdown]
-# ## 4.3.3 为什么“O(√L)”的算术是错的
+# ## 4.3.3 为什么“O(√L)”的量级估算是错的
 #
 # > **教材原文：** 取 $\alpha = 1/\sqrt L$ 时，「每个块对总梯度的贡献是」$O(1/\sqrt L)$，
 # > 因此总量为 $\sum_l O(1/\sqrt L) = O(\sqrt L)$。  
 # > **正确的说法：** NTK 是梯度乘积对**参数**的求和（在对角线上就是梯度的平方）。
-# > 不同的块有各自不同的参数，所以它们的贡献是梯度范数的*平方*，每一项都是 $\alpha^2$ 的量级：
-# > 取 $\alpha = 1/\sqrt L$ 时总量为 $L \cdot \alpha^2 \cdot O(1) = O(1)$。（[勘误 A16](../../ERRATA.md#a16)）
+# > 不同的块各有各的参数，所以它们的贡献是梯度范数的*平方*，每一项都是 $\alpha^2$ 的量级：
+# > 取 $\alpha = 1/\sqrt L$ 时总量为 $L \cdot \alpha^2 \cdot O(1) = O(1)$。（[勘误 A16](../../ERRATA.zh.md#a16)）
 #
 # 下面在一个有限宽网络中测量每个块在 $\Theta(x,x)$ 中所占的份额：
 # 给 NTK 加权，使它“只计入该块的参数”（`parameter_weights`）。
@@ -302,8 +302,8 @@ for depth in (4, 16):
 # 分别对应深度 $L$ 和（淡色曲线）单个块。
 # 这里只提供有闭式表达式的激活函数：取 α = 1 时方差随深度增长，tanh 所需的数值积分会慢得难以忍受。
 # 取 α = 1 和 erf 时，从大约 50 个块开始，即使只相差几度的两个输入也已几乎不相关：
-# 曲线立刻从 1 掉到 0（并在 180° 处等于 −1，因为无偏置的 erf 网络是奇函数）；探索器会打印出原因。
-# 如果某个核超出了 float64 的表示范围，探索器会打印说明，而不作图。
+# 曲线立刻从 1 掉到 0（并在 180° 处等于 −1，因为无偏置的 erf 网络是奇函数）；交互探索会打印出原因。
+# 如果某个核超出了 float64 的表示范围，它会打印说明，而不作图。
 
 # %%
 angles = torch.linspace(0, math.pi, 61, dtype=torch.float64)
@@ -352,7 +352,7 @@ nh.widgets.live_figure(draw_resnet, depth=nh.widgets.depth_slider(16, max=200),
 #   尺度乘以 $1 + \alpha^2\sigma_w^2\mathbb E[\phi'^2]$。
 # - 在 NTK 参数化下块雅可比矩阵是 $O(1)$ 的；$\alpha = 1/\sqrt L$ 能让它们的乘积保持有界，
 #   是因为它们按平方相加，但只有 $L\alpha^2 \ll 1$ 才能使乘积变成加法形式（$I + \alpha\sum_l J_l$）。
-# - $\alpha = 1$：指数增长，并像 MLP 一样发生核退化。$\alpha = 1/\sqrt L$：有界（对 ReLU 为 $3e\,q_0$），
+# - $\alpha = 1$：指数增长，并出现与 MLP 相同的核退化。$\alpha = 1/\sqrt L$：有界（对 ReLU 为 $3e\,q_0$），
 #   并有一个与深度无关的极限。$\alpha = 1/L$：各分支的作用消失。
 # - 残差网络有良定义的 NTK；有限宽网络与递归公式吻合。
 # - 不同块的梯度按平方相加；教材中 $O(\sqrt L)$ 的求和方式并不是 NTK 的累加方式。

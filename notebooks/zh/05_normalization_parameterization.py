@@ -3,19 +3,19 @@
 # [在 Colab 中打开](https://colab.research.google.com/github/ntk-notebooks/ntk-notebooks/blob/main/notebooks/zh/05_normalization_parameterization.ipynb) · [Binder](https://mybinder.org/v2/gh/ntk-notebooks/ntk-notebooks/HEAD?labpath=notebooks%2Fzh%2F05_normalization_parameterization.ipynb)（在 Colab 上，要让图和滑块显示中文，请先运行 `%pip install mplfonts==0.0.11` 和 `%env NTK_LESSON_LANGUAGE=zh`）
 # （[English version / 英文版](../05_normalization_parameterization.ipynb)）
 #
-# *第 4.4 节。*
+# *教材第 4.4 节。*
 #
-# **你将学到**
+# **本课内容**
 # - 4.4.1：**层归一化**（layer norm）的无限宽核，以及为什么**批归一化**（batch norm）没有这样的核
 #   （批次把不同输入耦合在一起）；
 # - 4.4.2：几种初始化的名称（LeCun、He、Xavier），以及 NTK 参数化对它们改变了什么；
-# - **推导 μP**：在标准参数化、NTK 参数化和 μP 下，一步 SGD 让一个特征移动多远，写成宽度的幂；
+# - **推导 μP**：在标准参数化、NTK 参数化和 μP 下，一步 SGD 让特征移动多远（表示为宽度的幂）；
 #   Yang & Hu (2021) 的 abc 参数化及其指数表；
-# - 为什么 NTK 参数化是**惰性的**（特征的移动按 $m^{-1/2}$ 缩小），而 μP **学习特征**（特征移动 $\Theta(1)$），
+# - 为什么 NTK 参数化是**惰性的**（特征的移动量按 $m^{-1/2}$ 缩小），而 μP **学习特征**（特征移动 $\Theta(1)$），
 #   并用实验测量；**动力学二分性**：二者必居其一，不能兼得；
 # - “惰性”的真正含义：*输出*仍然移动 $O(1)$，核极限是从 $f_0$ 出发的无岭核回归，而不是核岭回归。
 #
-# **前置课程：** 第 01–02 课。
+# **预备知识：** 第 01–02 课。
 
 # %%
 # On Colab (or any Jupyter without this course's package) this installs it (once); here it does nothing.
@@ -39,13 +39,13 @@ nh.plotting.use_style()
 # %% [markdown]
 # ## 4.4.1 层归一化
 #
-# 层归一化用每个输入自己的预激活在各单元上的均值和离散程度（spread）对其重新缩放。在无限宽时，
-# 这个离散程度就是核的对角元，因此紧接在一个全连接层（或卷积层）之后，
+# 层归一化对每个输入，用其预激活在各单元上的均值和标准差做标准化。在无限宽时，
+# 这个标准差由核的对角元给出，因此紧接在全连接层（或卷积层）之后，
 #
 # $$\Sigma \mapsto \frac{\Sigma(x,x')}{\sqrt{\Sigma(x,x)\,\Sigma(x',x')}}, \qquad
 #   \Theta \mapsto \frac{\Theta(x,x')}{\sqrt{\Sigma(x,x)\,\Sigma(x',x')}}$$
 #
-# （雅可比矩阵中的投影项是 $O(1/\text{width})$ 的。）于是核只通过输入的方向依赖于输入。
+# （雅可比矩阵中的投影项是 $O(1/\text{宽度})$ 的。）于是核只通过输入的方向依赖于输入。
 # 实验：把其中一个输入乘以 $a$（给层归一化提供输入的那一层没有偏置，所以它的输出也随 $a$ 等比例缩放）。
 # 两个输入的方向几乎相反（$x\cdot x'/d = -0.74$），所以 $\Theta(x,x') < 0$。有偏置时，核中有一部分不随 $a$
 # 缩放，并且为正；$a$ 较小时这部分占主导，比值因而变号（在 $a \approx 0.55$ 以下）。
@@ -98,16 +98,16 @@ assert sweep.slope < -0.35, \
     f"convergence slope: expected about -0.5 (below -0.35), measured {sweep.slope:.3f}"
 
 # %% [markdown]
-# ## 批归一化把一个批次耦合在一起
+# ## 批归一化把同一批次的输入耦合在一起
 #
 # > **教材原文：** 批归一化「当 BN 统计量变化时，BN 引入了非平滑性」；层归一化则「是更兼容 NTK
 # > 极限的实践选择」。  
-# > **正确的说法：** 批归一化是光滑的。它的问题在于统计量取自一个**有限的批次**，而批次大小并不随宽度增长：
-# > 一个输入的输出取决于哪些别的输入和它同在一个批次，因此不存在逐对定义的核（Yang et al. 2019）。
-# > 在评估模式下使用固定的统计量（“冻结”，frozen）时，它是一个仿射映射，通常的递归可以精确地套用。
-# > （[勘误 A17](../../ERRATA.md#a17)）
+# > **正确的说法：** 批归一化是光滑的。它的问题在于统计量取自**有限的批次**，而批次大小并不随宽度增长：
+# > 一个输入的输出取决于还有哪些输入和它同在一个批次，因此不存在逐对定义的核（Yang et al. 2019）。
+# > 在评估模式下使用固定的统计量（“冻结”，frozen）时，它就是仿射映射，通常的递归可以精确地套用。
+# > （[勘误 A17](../../ERRATA.zh.md#a17)）
 #
-# 实验：固定 $x_1$，把它所在批次的另外 7 个成员随机抽取 200 次，记录每次的 $f(x_1)$。
+# 实验：固定 $x_1$，把与它同批的另外 7 个样本重新随机抽取 200 次，记录每次的 $f(x_1)$。
 
 # %%
 x1 = nh.sphere(1, d=5, seed=2)
@@ -157,7 +157,7 @@ print("standard errors:          ", estimate.ntk_sem[0].numpy().round(3))
 #
 # ### 先说初始化的名称
 #
-# > **教材原文**（综述）：权重取自 $\mathcal N(0, 1/m)$ 就是「按Xavier初始化」；Xavier 指方差 $1/n_\text{in}$；
+# > **综述原文：** 权重取自 $\mathcal N(0, 1/m)$ 就是「按Xavier初始化」；Xavier 指方差 $1/n_\text{in}$；
 # > 而 NTK 初始化的方差是 $1/(n_\text{in}\, m)$。  
 # > **正确的说法：** 这几个名称对应不同的方差。**LeCun**：$1/\text{fan-in}$。**He**（Kaiming，用于 ReLU）：
 # > $2/\text{fan-in}$。**Xavier**（Glorot & Bengio 2010）：$2/(\text{fan-in} + \text{fan-out})$，只有对方阵层才等于
@@ -165,9 +165,9 @@ print("standard errors:          ", estimate.ntk_sem[0].numpy().round(3))
 # > 在前向传播中乘以 $\sigma_w/\sqrt{\text{fan-in}}$，所以等效权重的方差为 $\sigma_w^2/\text{fan-in}$：
 # > $\sigma_w = 1$ 时是 LeCun 的值，$\sigma_w = \sqrt 2$ 时是 He 的值。两者在初始化时是同一个网络，
 # > 只有梯度不同（见后面几节）。方差 $1/(n_\text{in}\, m)$ 会让预激活每经过一层就缩小 $\sqrt m$ 倍。
-# > （[勘误 B5](../../ERRATA.md#b5)、[B23](../../ERRATA.md#b23)、[B25](../../ERRATA.md#b25)）
+# > （[勘误 B5](../../ERRATA.zh.md#b5)、[B23](../../ERRATA.zh.md#b23)、[B25](../../ERRATA.zh.md#b25)）
 #
-# 实验：一个有三个隐藏层的 ReLU 网络，分别采用 NTK 参数化（$\sigma_w = \sqrt 2$，即 He 的方差）和教材给出的方差
+# 实验：取有三个隐藏层的 ReLU 网络，分别采用 NTK 参数化（$\sigma_w = \sqrt 2$，即 He 的方差）和综述给出的方差
 # （再乘以 ReLU 的增益 2，使两者只在对宽度的依赖上不同）。
 
 # %%
@@ -236,7 +236,7 @@ for layer, (ntk_slope, text_slope) in init_slopes.items():
 #
 # 每种描述还带有其参数化所定义的核。“ntk”：第 01–04 课中的 NTK。“standard”：前向传播相同，因此 NNGP 相同；
 # 它的按学习率加权的正切核随 $m$ 线性增长，而取 $\eta \propto 1/m$（唯一能得到有限且非零极限的缩放）时，
-# 它趋于去掉输入层项（$d/m \to 0$）和偏置项（$1/m \to 0$）之后的 NTK：对一个 ReLU 隐藏层，
+# 它趋于去掉输入层项（$d/m \to 0$）和偏置项（$1/m \to 0$）之后的 NTK：对单个 ReLU 隐藏层，
 # 它等于下面 NTK 参数化数值的一半。“mup”：没有核极限，`kernel()` 会抛出 `nh.NoClosedForm`（它的特征移动
 # $\Theta(1)$，见后面几节）。
 
@@ -258,12 +258,12 @@ assert abs(self_ntk["standard"] - self_ntk["ntk"] / 2) <= 1e-12 * self_ntk["ntk"
     f"one ReLU layer: standard Θ = NTK Θ / 2 expected, measured {self_ntk}"
 
 # %% [markdown]
-# > **教材原文**（综述）：μP 就是「按 $1/\sqrt m$ 缩放每层输出」，其 `MuPLinear` 代码实现了 μP；
+# > **综述原文：** μP 就是「按 $1/\sqrt m$ 缩放每层输出」，其 `MuPLinear` 代码实现了 μP；
 # > 在惰性训练区域中，网络输出的变化为 $O(t/\sqrt m)$。  
-# > **正确的说法：**“按 $1/\sqrt m$ 缩放”*正是* NTK 参数化。μP 需要输出乘子 $1/m$ 和逐层的学习率，
-# > 而单纯的 $1/\sqrt m$ 初始化（`MuPLinear` 所做的仅此而已）并不具备这些。此外，在惰性区域中输出移动 $O(1)$
-# > （它要拟合数据）：随宽度趋于零的是**核**与**特征**的变化。（[勘误 B33](../../ERRATA.md#b33)、[B34](../../ERRATA.md#b34)、
-# > [B11](../../ERRATA.md#b11)）
+# > **正确的说法：** “按 $1/\sqrt m$ 缩放”*正是* NTK 参数化。μP 需要输出乘子 $1/m$ 和逐层的学习率，
+# > 而单纯的 $1/\sqrt m$ 初始化（`MuPLinear` 所做的仅此而已）并不具备这些。此外，在惰性区域中输出的移动是 $O(1)$
+# > （它要拟合数据）：随宽度趋于零的是**核**与**特征**的变化。（[勘误 B33](../../ERRATA.zh.md#b33)、[B34](../../ERRATA.zh.md#b34)、
+# > [B11](../../ERRATA.zh.md#b11)）
 
 # %% [markdown]
 # ### 推导 μP：一步 SGD 让一个特征移动多远？
@@ -274,25 +274,23 @@ assert abs(self_ntk["standard"] - self_ntk["ntk"] / 2) <= 1e-12 * self_ntk["ntk"
 # 以及隐藏层的 $\operatorname{Var} W^l \sim 1/m$。记 $s$ 为输出权重各元素的量级（$\operatorname{Var} W^{L+1} = s^2$），
 # $\eta_l$ 为 $W^l$ 的学习率。
 #
-# 对损失 $\ell(f)$ 做一步 SGD，记 $\chi = \ell'(f) = \Theta(1)$，它给 $W^l$ 加上一个秩一矩阵，
+# 对损失 $\ell(f)$ 做一步 SGD，记 $\chi = \ell'(f) = \Theta(1)$，它给 $W^l$ 加上秩一矩阵，
 # $\Delta W^l = -\eta_l\,\chi\, g^l\,(x^{l-1})^\top$，其中 $g^l = \partial f/\partial h^l$，$x^0 = \xi$；
 # 于是该层的预激活改变
 #
 # $$\Delta W^l\, x^{l-1} \;=\; -\,\eta_l \;\chi\; g^l \;\big((x^{l-1})^\top x^{l-1}\big)
-#   \qquad\text{(learning rate)} \times \text{(gradient per unit)} \times \text{(a sum of many terms)}.$$
-#
-# （公式右侧的三个标注依次是：学习率 × 每个单元的梯度 × 许多项之和。）
+#   \qquad\text{（学习率）} \times \text{（每个单元的梯度）} \times \text{（许多项之和）}.$$
 #
 # - **每个单元的梯度。** $g^L = \phi'(h^L)\odot (W^{L+1})^\top$ 的元素量级为 $s$。反向经过一个隐藏层时，
 #   $(W^{l+1})^\top g^{l+1}$ 是 $m$ 个量级为 $m^{-1/2}s$、符号随机的项之和：量级仍然是 $s$。所以每个
 #   $g^l$ 的元素量级都是 $s$。
 # - **求和的项数。** $(x^{l-1})^\top x^{l-1}$ 对输入层是 $d$ 项之和，对其他每一层是 $m$ 项之和，而且这些项**不会**
 #   相互抵消：更新本身就由特征构成，所以对同一个输入，各项都是平方；对另一个输入，它们的平均是特征核，
-#   一个 $O(1)$ 的数。这个和是 $\Theta(m)$，而不是符号随机之和的 $\Theta(\sqrt m)$。
+#   即 $O(1)$ 量级的数。这个和是 $\Theta(m)$，而不是符号随机之和的 $\Theta(\sqrt m)$。
 #
 # 因此，忽略常数（Yang & Hu 2021），
 #
-# $$\Delta h^1 \sim \eta_1\, s, \qquad \Delta h^l \sim \eta_l\, s\, m \ \ (\text{hidden}), \qquad
+# $$\Delta h^1 \sim \eta_1\, s, \qquad \Delta h^l \sim \eta_l\, s\, m \ \ (\text{隐藏层}), \qquad
 #   \Delta f \sim \eta_{L+1}\, m \;+\; m\, s\, \Delta x^L .$$
 #
 # 最后一项是输出权重读出特征的变化：$m$ 个同向的项，每项量级为 $s\,\Delta x^L$。
@@ -309,7 +307,7 @@ assert abs(self_ntk["standard"] - self_ntk["ntk"] / 2) <= 1e-12 * self_ntk["ntk"
 # $\Delta f \sim 1$：输出在学习，特征几乎不动。**标准参数化，固定 $\eta$**：$s = m^{-1/2}$，
 # $\eta = (1, 1, 1)$，所以 $\Delta h^l \sim m^{1/2}$，$\Delta f \sim m$：发散。**标准参数化，
 # $\eta \propto 1/m$**：$\Delta h^1 \sim m^{-3/2}$，$\Delta h^l \sim m^{-1/2}$，$\Delta f \sim 1$：
-# 一个核极限，其中输入层的贡献消失。
+# 得到核极限，其中输入层的贡献消失。
 #
 # **宽度指数表**（每一项都是 $m$ 的幂；$d$、$\sigma_w$ 和 $\eta$ 固定）：
 #
@@ -461,18 +459,18 @@ assert results["ntk"][:, 3].min() > 0.5, \
 
 # %% [markdown]
 # 所以，**惰性**的意思是：网络拟合了数据（它的输出从随机的 $f_0$ 走到 $y$，在每个宽度下变化都约为 $2|y|$），
-# 而它的核和特征（几乎）停留在出发点。参数确实在移动（这里只有一个隐藏层，所有参数都在动，
-# 每一部分的相对变化都是 $m^{-1/2}$，合在一起足以让 $f$ 移动 $O(1)$；一个 $m \times m$ 层的元素的相对变化是
+# 而它的核和特征（几乎）停留在出发点。参数确实在移动（这里只有一个隐藏层，每个参数都在动，
+# 相对变化都是 $m^{-1/2}$，合起来足以让 $f$ 移动 $O(1)$；若是 $m \times m$ 的层，其元素的相对变化是
 # $m^{-1}$），但它们对特征的影响趋于零。特征*核*的移动比单个特征还小（是 $m^{-1}$ 而不是
 # $m^{-1/2}$）：各单元的变化符号随机，在平均 $\Phi\Phi^\top/m$ 中相互抵消。NTK 的变化介于 $m^{-1/2}$ 与
 # $m^{-1}$ 之间，这里约为 $m^{-0.71}$（上面打印的斜率）。Lee et al. (2019) 证明了 $m^{-1/2}$
-# 是一个上界；激活函数光滑时变化能达到 $m^{-1}$，而在 ReLU 网络中，那些由开变关或由关变开的单元使它
+# 是上界；激活函数光滑时变化能达到 $m^{-1}$，而在 ReLU 网络中，那些由开变关或由关变开的单元使它
 # 衰减得比 $m^{-1}$ 慢。在 μP 下，核与特征在每个宽度下都移动同样的 $O(1)$ 量。
 #
 # > **教材原文：** 在 μP 下，「网络的函数 $f(x)$ 仍然能显著地偏离其初始状态，即特征仍在学习」。  
 # > **正确的说法：** 在 NTK 参数化下 $f$ 同样移动 $O(1)$（上面已经打印：每个宽度下输出的变化都约为 $2|y|$）；
 # > 输出是否移动并不是判据。μP 与众不同之处在于：当 $m \to \infty$ 时，**隐藏层的特征以及随之而来的核，
-# > 其变化是 $\Theta(1)$**，而在 NTK 参数化下这两种变化都趋于零。（[勘误 A20](../../ERRATA.md#a20)）
+# > 其变化是 $\Theta(1)$**，而在 NTK 参数化下这两种变化都趋于零。（[勘误 A20](../../ERRATA.zh.md#a20)）
 #
 # ### 动力学二分性
 #
@@ -508,12 +506,12 @@ assert loss_after_one_step[0] < loss_after_one_step[1] < loss_after_one_step[2],
 # > **教材原文：** NTK 参数化「保证了网络在整个训练过程中都停留在参数空间的线性化区域。训练过程等价于核岭回归。」  
 # > **正确的说法：** 只有当 $m \to \infty$，并且学习率低于稳定性界限（$\eta\,\lambda_{\max}/n < 2$）时，
 # > 线性化才变得精确。对平方损失和全批量梯度下降，它在整个训练时间上一致成立，包括收敛本身（Lee et al. 2019）；
-# > 对其他损失只在有限的时间内成立（Jacot et al. 2018）。在有限宽度下它是一个近似，误差随 $m$ 减小。
+# > 对其他损失只在有限的时间内成立（Jacot et al. 2018）。在有限宽度下它只是近似，误差随 $m$ 减小。
 # > 它给出的是从随机初始函数 $f_0$ 出发的核**梯度下降**。训练到收敛时，
 # > $f_\infty(x) = f_0(x) + \Theta(x, X)\,\Theta(X, X)^{-1}\big(y - f_0(X)\big)$：即**无岭**核回归，再加上来自 $f_0$
-# > 的偏移。只有加上一个把权重拉回初始值的显式惩罚项，才会出现岭项；提前停止的作用与之类似。
+# > 的偏移。只有加上把权重拉回初始值的显式惩罚项，才会出现岭项；早停的作用与之类似。
 # > 第 07 课（`07_training_dynamics.ipynb`）会把这些结论与真实的梯度下降逐一对照检验。
-# > （[勘误 A19](../../ERRATA.md#a19)）
+# > （[勘误 A19](../../ERRATA.zh.md#a19)）
 #
 # 快速检验：把一个宽度为 4096 的网络训练到收敛，在 8 个新输入上把它的预测与上面的公式（用初始化时的经验 NTK）比较，
 # 也与忘掉了 $f_0$ 的普通无岭回归比较。
@@ -542,7 +540,7 @@ assert gap < 0.1 * gap_without, f"the f0 offset matters: gap {gap:.3f} should be
 # 对每种设置，滑块下方打印的一行给出 $\eta\,\lambda_\max/n$，即梯度下降的稳定性数：$\lambda_\max$ 是初始化时
 # 按学习率加权的 NTK 的最大特征值，这个数超过 2 时，线性化网络会发散。在标准参数化下 $\lambda_\max$ 随 $m$
 # 线性增长，因此任何固定的 $\eta$ 超过某个宽度后都会失败（这里从 $m = 1024$ 起）；让 $\eta$ 按 $1/m$ 缩放，
-# 这个数就保持不变，并得到一个核极限。
+# 这个数就保持不变，从而得到核极限。
 
 # %%
 explanations = {
@@ -595,7 +593,7 @@ nh.widgets.live_figure(draw_training,
 # ## 小结
 #
 # - 全连接层/卷积层之后的层归一化把核除以它的对角元：核只看得到方向。
-# - 使用批统计量的批归一化把一个批次中的输入耦合在一起；它有蒙特卡罗估计的核，但没有闭式形式。
+# - 使用批统计量的批归一化把同一批次中的输入耦合在一起；它的核只能用蒙特卡洛方法估计，没有闭式形式。
 #   冻结的批归一化是仿射映射。
 # - LeCun $1/\text{fan-in}$，He $2/\text{fan-in}$，Xavier $2/(\text{fan-in} + \text{fan-out})$；NTK
 #   参数化的前向传播与 LeCun/He 相同，只是梯度的尺度不同。

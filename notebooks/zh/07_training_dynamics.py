@@ -3,17 +3,17 @@
 # [在 Colab 中打开](https://colab.research.google.com/github/ntk-notebooks/ntk-notebooks/blob/main/notebooks/zh/07_training_dynamics.ipynb) · [Binder](https://mybinder.org/v2/gh/ntk-notebooks/ntk-notebooks/HEAD?labpath=notebooks%2Fzh%2F07_training_dynamics.ipynb)（在 Colab 上，要让图和滑块显示中文，请先运行 `%pip install mplfonts==0.0.11` 和 `%env NTK_LESSON_LANGUAGE=zh`）
 # （[English version / 英文版](../07_training_dynamics.ipynb)）
 #
-# *NTK 综述 §3 与 §7.1；教材第 4.4.2 节。*
+# *NTK 综述第 3 节与第 7.1 节；教材第 4.4.2 节。*
 #
-# **你将学到**
+# **本课内容**
 # - 用梯度下降训练的无限宽网络在训练输入**和**测试输入上的闭式输出；损失的归一化方式如何决定时间尺度，
 #   以及哪些学习率能让迭代保持稳定；
 # - 宽度 $m$ 增大时，什么收敛到什么、收敛得多快，并用误差棒加以测量；
-# - “懒惰训练”度量的究竟是什么：输出的变化是 $O(1)$，而核与特征被冻结；
+# - “惰性训练”度量的究竟是什么：输出的变化是 $O(1)$，而核与特征被冻结；
 # - 为什么早停的作用类似于岭惩罚，而一直训练到底则是*无岭*（ridgeless）回归；
-# - 训练后的无限集成给出的误差带是校准良好的；懒惰训练并非“表达能力不足”，而是需要大量样本。
+# - 训练后的无限集成给出的误差带是校准良好的；惰性训练并非“表达能力不足”，而是需要大量样本。
 #
-# **先修：** 第 01–02 课。
+# **预备知识：** 第 01–02 课。
 
 # %%
 # On Colab (or any Jupyter without this course's package) this installs it (once); here it does nothing.
@@ -48,25 +48,23 @@ nh.plotting.use_style()
 # 每一步都把残差 $f - y$ 沿 Gram 矩阵 $\Theta(X, X)$ 第 $i$ 个特征向量方向的分量乘以 $1 - \eta\lambda_i/n$。
 # 只有当所有这些因子都位于 $-1$ 与 $1$ 之间时，迭代才会收敛，即
 #
-# $$\eta < \eta_\text{crit} = \frac{2n}{\lambda_\max},\qquad \lambda_\max = \text{largest eigenvalue of the
-# NTK Gram matrix on the } n \text{ training inputs}.$$
+# $$\eta < \eta_\text{crit} = \frac{2n}{\lambda_\max},\qquad \lambda_\max = \text{NTK 在 } n \text{ 个训练输入上的 Gram 矩阵的最大特征值}.$$
 #
-# （式中 $\lambda_\max$ 是 NTK 在 $n$ 个训练输入上的 Gram 矩阵的最大特征值。）
 # 若取 $\mathcal L = \frac12\sum_i$，则去掉 $1/n$（于是 $\eta_\text{crit} = 2/\lambda_\max$）；
 # 若用 PyTorch 的 `MSELoss`（取平均，不带 ½），则改用 $2/n$：见 `nh.linearized_dynamics(..., loss=...)` 与
 # `nh.critical_learning_rate`。
 #
-# > **教材原文：** NTK 综述（§3.2）给出解析解 $f(t) = e^{-Kt}f(0) + (I - e^{-Kt})\,y$；
-# > 又（§6.2）把 NNGP 写成 $f \sim \mathcal{GP}(0, k_\text{NTK})$，称「训练前的网络输出可以建模为高斯过程」。  
+# > **综述原文：** 综述 §3.2 给出解析解 $f(t) = e^{-Kt}f(0) + (I - e^{-Kt})\,y$；
+# > §6.2 又把 NNGP 写成 $f \sim \mathcal{GP}(0, k_\text{NTK})$，并称「训练前的网络输出可以建模为高斯过程」。  
 # > **正确的说法：** 这个公式只在**训练**输入上成立，而且要求 $\eta = 1$ 并采用 $\frac12\sum$ 形式的损失；
 # > 测试输入还需要上面的 $\Theta(x^*,X)\Theta^{-1}$ 因子。
 # > 初始化时函数的先验是以 **NNGP** 核（而不是 NTK）为协方差的高斯过程；NTK 支配的是训练过程
-# > （[勘误 B9](../../ERRATA.md#b9)，[勘误 B27](../../ERRATA.md#b27)）。
+# > （[勘误 B9](../../ERRATA.zh.md#b9)，[勘误 B27](../../ERRATA.zh.md#b27)）。
 
 # %% [markdown]
 # ## 1. 真实梯度下降与公式的对照
 #
-# 一个单隐藏层 ReLU 网络，输入取在圆周上：20 个训练角度，以 $\eta = 1$ 做 200 步梯度下降
+# 单隐藏层 ReLU 网络，输入取在圆周上：20 个训练角度，以 $\eta = 1$ 做 200 步梯度下降
 # （这里的临界学习率为 1.49，会在下面的交互探索中打印出来）；
 # 我们在 120 个测试角度上把网络的输出与公式比较，公式使用解析 NTK 和网络自身的 $f_0$。
 # 每 20 步记录一次输出。
@@ -115,24 +113,23 @@ plt.show()
 # %% [markdown]
 # ### 什么收敛到什么
 #
-# > **教材原文：** 随着宽度增大，「以下两个随机过程……趋同」：
+# > **综述原文：** 随着宽度增大，「以下两个随机过程……趋同」：
 # > 「初始化时的神经网络输出」与「使用核回归预测的输出」；二者之差对时间和所有 $x$ 一致地趋于零。  
 # > **正确的说法：** 这其实是三个不同的命题。
 # > (1) 在初始化时，$f_0$ *依分布*收敛到以 NNGP 核为协方差的高斯过程：这是一个随机函数，而不是核预测器。
 # > (2) 训练过程中，网络始终贴近它的**线性化模型** $f^\text{lin}$
 # > （在网络自身的初始参数处做一阶泰勒展开得到的模型，从同一个 $f_0$ 出发，用同样的梯度下降训练）：
 # > 对固定的输入 $x$，有 $\sup_{t\le T}|f_t(x) - f^\text{lin}_t(x)| \to 0$（Jacot et al. 2018，定理 2）；
-# > 在学习率低于某个阈值时，Lee et al.（2019，定理 2.1）对所有 $t$ 给出了 $O(m^{-1/2})$ 的界。
+# > 在学习率低于某个阈值时，Lee et al.（2019，定理 2.1）对所有 $t$ 给出了 $O(m^{-1/2})$ 的上界。
 # > (3) 核回归预测器只是 $f^\text{lin}$ 在 $t\to\infty$ 时的极限，而且它保留着来自 $f_0$ 的随机偏移
-# > （[勘误 B6](../../ERRATA.md#b6)，[勘误 B7](../../ERRATA.md#b7)）。
+# > （[勘误 B6](../../ERRATA.zh.md#b6)，[勘误 B7](../../ERRATA.zh.md#b7)）。
 #
-# 网络与我们的公式之间的差距有两个来源，每一个都可以单独测量：
+# 网络与我们的公式之间的差距有两个来源，二者都可以分别测量：
 #
-# $$\underbrace{f_t - f^\text{formula}_t}_{\text{total}}
-# = \underbrace{\bigl(f_t - f^\text{lin}_t\bigr)}_{\text{statement (2)}}
-# + \underbrace{\bigl(f^\text{lin}_t - f^\text{formula}_t\bigr)}_{\text{random initial NTK vs analytic NTK}}.$$
+# $$\underbrace{f_t - f^\text{公式}_t}_{\text{总差距}}
+# = \underbrace{\bigl(f_t - f^\text{lin}_t\bigr)}_{\text{命题 (2)}}
+# + \underbrace{\bigl(f^\text{lin}_t - f^\text{公式}_t\bigr)}_{\text{随机的初始 NTK 与解析 NTK 之差}}.$$
 #
-# （左边是总差距；右边第一项是命题 (2) 所说的偏差，第二项来自随机的初始 NTK 与解析 NTK 之差。）
 # $f^\text{lin}$ 就是同一个公式，只是把核换成网络自身的初始 NTK $\hat\Theta_0$；
 # 这个核与解析 NTK 相差 $O(m^{-1/2})$（第 01 课）。每个宽度取 8 个随机种子；
 # 每个数都是在 120 个测试输入上、整个训练过程中（每 20 步一次，直到第 200 步）的最大偏差。
@@ -161,8 +158,8 @@ for i, width in enumerate(widths):
 
 # %% [markdown]
 # 用带误差棒的斜率来概括双对数图：对全部 32 个点（每个种子一个点）用最小二乘法拟合
-# $\log(\text{gap}) = a + s\log m$；$s$ 的标准误差为
-# $\sqrt{\text{residual variance}/\sum_k(\log m_k - \overline{\log m})^2}$（residual variance 即残差方差）。
+# $\log(\text{差距}) = a + s\log m$；$s$ 的标准误为
+# $\sqrt{\text{残差方差}/\sum_k(\log m_k - \overline{\log m})^2}$。
 
 # %%
 def slope_with_error(widths, values):
@@ -195,13 +192,13 @@ for name, (slope, slope_se) in zip(names, fits):
     print(f"{name:>32}: fitted slope {slope:.2f} ± {slope_se:.2f}")
 
 # %% [markdown]
-# **数据说明了什么。** 两部分各自都像 $m^{-1/2}$ 那样减小：它们拟合出的斜率与 $-1/2$ 相差不到三个标准误差。
+# **数据说明了什么。** 两部分都按 $m^{-1/2}$ 的速率减小：它们拟合出的斜率与 $-1/2$ 相差不到三个标准误。
 # 在这一宽度范围内，*总*差距下降得更慢，因为两部分的方向大致相反
 # （二者之间的余弦，即表格最后一列，明显为负），彼此部分抵消；随着 $m$ 增大，这种抵消逐渐减弱。
 # 理论只给出**上界**：两部分都是 $O(m^{-1/2})$，所以总和也是；
 # 在中等宽度下拟合出高于 $-1/2$ 的斜率并不与之矛盾。宽度为 16384 时，总差距低于目标最大值的 2%。
 # （Lee et al. 的界要求学习率足够小；这里 $\eta = 1$ 是临界学习率的三分之二。
-# 对于光滑的激活函数，与线性化模型的偏差可以下降得更快，像 $1/m$ 那样（Dyer & Gur-Ari 2020；Huang & Yau 2020）；
+# 对于光滑的激活函数，与线性化模型的偏差可以下降得更快，达到 $1/m$ 的速率（Dyer & Gur-Ari 2020；Huang & Yau 2020）；
 # ReLU 的折点会让单元在训练中开启或关闭，使偏差保持在 $m^{-1/2}$ 附近。）
 
 # %%
@@ -223,11 +220,11 @@ assert mean[0, -1] <= 0.02 * target_size, (
     f"measured {mean[0, -1]:.4f}")
 
 # %% [markdown]
-# ## 2. 懒惰训练的实测
+# ## 2. 惰性训练的实测
 #
-# > **教材原文：** 在懒惰训练区域，输出的变化为 $O(t/\sqrt m)$（NTK 综述 §3.3 表格中「网络输出」一行）。  
+# > **综述原文：** 在惰性训练区域，输出的变化为 $O(t/\sqrt m)$（综述 §3.3 表格中「网络输出」一行）。  
 # > **正确的说法：** 输出的变化是 $O(1)$：在每个宽度下它都要拟合数据。随 $m$ 增大而消失的是 **NTK**
-# > 与隐藏层**特征**的变化（Lee et al. 2019 对 NTK 证明了 $O(m^{-1/2})$）（[勘误 B11](../../ERRATA.md#b11)）。
+# > 与隐藏层**特征**的变化（Lee et al. 2019 对 NTK 证明了 $O(m^{-1/2})$）（[勘误 B11](../../ERRATA.zh.md#b11)）。
 
 # %%
 rows = []
@@ -268,7 +265,7 @@ for column, name in [(2, "NTK"), (3, "feature kernel")]:
 # > （即上面的公式中令 $e^{-\eta\Theta t/n}\to 0$）。只有加上一个把参数拉回初始值的惩罚项时，岭才会出现：
 # > 对于 $\frac{1}{2n}\sum_i(f(x_i)-y_i)^2 + \frac{\lambda}{2}\lVert\theta-\theta_0\rVert^2$，
 # > 线性化模型收敛到 $f_0 + \Theta^*(\Theta + n\lambda I)^{-1}(y - f_0)$，即岭系数 $\rho = n\lambda$。
-# > 早停的作用*类似于*岭，正如下面的实验所示（[勘误 A19](../../ERRATA.md#a19)）。
+# > 早停的作用*类似于*岭，下面的实验正说明了这一点（[勘误 A19](../../ERRATA.zh.md#a19)）。
 
 # %%
 noisy = y_train + 0.5 * torch.randn(20, generator=torch.Generator().manual_seed(0), dtype=torch.float64)
@@ -307,7 +304,7 @@ assert abs(flow_error[-1] - interpolation) <= 1e-3 * interpolation, (
 #
 # 对初始化取平均后，训练后的无限宽网络是一个高斯过程（Lee et al. 2019，式 15–16）：
 # 均值为 $\Theta^*\Theta^{-1}(I - e^{-\eta\Theta t/n})\,y$，协方差由 NNGP 与 NTK 共同决定。
-# 它的离散程度来自随机的 $f_0$（即第 3 节中的偏移）。我们训练 20 个宽度为 1024 的网络（种子 100–119），
+# 它的波动来自随机的 $f_0$（即第 3 节中的偏移）。我们训练 20 个宽度为 1024 的网络（种子 100–119），
 # 在时间 $\eta t = 200$ 处把它们与这个过程比较（步长为 1 的 200 步与梯度流的差别远小于误差带的宽度）。
 
 # %%
@@ -334,14 +331,14 @@ ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1))          # outside: the cu
 plt.show()
 
 # %% [markdown]
-# 误差带很窄（σ 至多为 0.037，见下方打印，而输出的大小为 1–2）：数据把每个网络在训练输入附近牢牢固定住。
+# 误差带很窄（σ 至多为 0.037，见下方输出，而输出的大小为 1–2）：数据把每个网络在训练输入附近牢牢固定住。
 # 公平地检验误差带的宽度，要统计网络落在 **±1σ** 和 **±2σ** 之内的频率：
 # 如果这些网络是该过程的样本，频率应分别为 68.3% 和 95.4%。
 # 过宽的误差带通不过第一项计数，过窄的则通不过第二项。
-# 我们在训练角度之间的 20 个中点处计数，在该过程下相邻中点之间只有弱相关（|相关系数| ≤ 0.23，见打印），
-# 因此 20 × 20 = 400 个 z 分数 $z = (f - \text{mean})/\sigma$ 可以看作独立样本；
-# 由 400 个样本得到的比例的二项标准误差为 $\sqrt{p(1-p)/400}$（在 68.3% 处为 0.023，在 95.4% 处为 0.010），
-# 我们接受三个标准误差以内的偏离。误差带没有额外加宽。
+# 我们在训练角度之间的 20 个中点处计数：在该过程下，相邻中点之间只有弱相关（|相关系数| ≤ 0.23，见下方输出），
+# 因此 20 × 20 = 400 个 z 分数 $z = (f - \text{均值})/\sigma$ 可以看作独立样本；
+# 由 400 个样本得到的比例，其二项标准误为 $\sqrt{p(1-p)/400}$（在 68.3% 处为 0.023，在 95.4% 处为 0.010），
+# 我们接受三个标准误以内的偏离。误差带没有额外加宽。
 
 # %%
 z = (deviation[:, 120:] / sd[120:]).reshape(-1)
@@ -361,13 +358,13 @@ assert largest_correlation <= 0.3, (
     f"midpoints should be weakly correlated (|correlation| ≤ 0.3), measured {largest_correlation:.2f}")
 
 # %% [markdown]
-# ## 5. 懒惰并不意味着表达能力不足
+# ## 5. 惰性并不意味着表达能力不足
 #
-# > **教材原文**（NTK 综述 §7.1）：懒惰训练区域「表达能力受限」，「无限宽度 ≠ 任意表达能力」。  
+# > **综述原文**（§7.1）：惰性训练区域「表达能力受限」，「无限宽度 ≠ 任意表达能力」。  
 # > **正确的说法：** NTK 的函数空间是*稠密*的：用它做核回归可以逼近球面上的任意连续函数。
-# > 懒惰训练区域缺少的是**样本效率**：没有特征学习，它需要大量样本才能学会复杂的目标；
-# > 在 $d$ 维中，次数 $\le k$ 的球谐函数个数像 $d^k$ 一样增长，核回归所需的样本数也是如此
-# > （Ghorbani, Mei, Misiakiewicz & Montanari 2019/2021）（[勘误 B31](../../ERRATA.md#b31)）。
+# > 惰性训练区域缺少的是**样本效率**：没有特征学习，它需要大量样本才能学会复杂的目标；
+# > 在 $d$ 维中，次数 $\le k$ 的球谐函数个数按 $d^k$ 的量级增长，核回归所需的样本数也是如此
+# > （Ghorbani, Mei, Misiakiewicz & Montanari 2019/2021）（[勘误 B31](../../ERRATA.zh.md#b31)）。
 #
 # 在圆周上，只要核的每个傅里叶系数 $\mu_k$ 都为正，核的函数空间就是稠密的
 # （偏置 $\sigma_b = 0.3$ 时这一点成立；第 06 课展示了无偏置的 ReLU NTK 缺少奇数 $k \ge 3$ 的系数）。
@@ -410,9 +407,9 @@ assert all(a < b for a, b in zip(needed, needed[1:])) and needed[-1] >= 16 * nee
     f"higher frequencies should need more samples (16× more for k = 16 than for k = 1), measured {needed}")
 
 # %% [markdown]
-# ## 探索：宽度、学习率、步数
+# ## 动手探索：宽度、学习率、步数
 #
-# 测试圆周上网络（虚线）与公式（实线）的对照。打印的一行给出 $\eta\lambda_\max/n$
+# 测试圆周上网络（虚线）与公式（实线）的对照。打印出的一行给出 $\eta\lambda_\max/n$
 # 和公式（解析 NTK）的临界学习率 $\eta_\text{crit} = 2n/\lambda_\max$，
 # 以及本网络自身 NTK 在训练前后的最大特征值 $\hat\lambda_\max$。
 #
@@ -423,7 +420,7 @@ assert all(a < b for a, b in zip(needed, needed[1:])) and needed[-1] >= 16 * nee
 #   （刚超过阈值时这个因子只比 1 大一点，因此要经过很多步才会爆炸）。此时图中显示的是**对数坐标下的训练损失**。
 #   有限网络遵循它自己的 NTK：只要 $\eta < 2n/\hat\lambda_\max$，它就直接收敛；
 #   超过这一值时，它的损失先急剧上升，随后其 NTK 的最大特征值下降，直到重新满足 $\eta\hat\lambda_\max/n < 2$，
-#   然后（步数足够时）收敛。这就是*弹射*（catapult）阶段（Lewkowycz et al. 2020），它已超出核区域。
+#   然后（步数足够时）收敛。这就是*弹射*（catapult）阶段（Lewkowycz et al. 2020），它已超出核区域（kernel regime）。
 #   在本滑块的范围内（$\eta \le 2$），我们的运行中网络总能恢复；
 #   从大约两倍临界学习率起（这里约为 $\eta \approx 3$），网络也会发散。
 
@@ -503,9 +500,9 @@ nh.widgets.live_figure(draw_dynamics, width=nh.widgets.width_slider(1024, option
 # - 什么收敛到什么：$f_0$ 收敛到 NNGP 高斯过程（依分布）；训练后的网络收敛到它自身的线性化模型，
 #   误差在 $O(m^{-1/2})$ 以内；该线性化模型收敛到解析公式，误差也在 $O(m^{-1/2})$ 以内。
 #   两部分实测的斜率都接近 $-1/2$；在中等宽度下总差距下降得更慢，因为两部分彼此部分抵消。
-# - 懒惰训练：输出的变化是 $O(1)$，NTK 与特征的变化随宽度增大而越来越小。
+# - 惰性训练：输出的变化是 $O(1)$，NTK 与特征的变化随宽度增大而越来越小。
 # - 训练到收敛是*无岭*回归再加上 $f_0$ 偏移；早停过滤的特征方向与岭惩罚相同。
 # - 训练后的无限集成是由 NNGP 与 NTK 构成的高斯过程；有限网络落在其 ±1σ 和 ±2σ 带内的频率与理论相符。
-# - 懒惰训练能学习球面上任意连续的目标；它的问题是需要大量样本，而不是表达能力不足。
+# - 惰性训练能学习球面上任意连续的目标；它的问题是需要大量样本，而不是表达能力不足。
 #
 # **下一课：** [08 · 有效秩](08_effective_rank.ipynb)

@@ -3,16 +3,16 @@
 # [在 Colab 中打开](https://colab.research.google.com/github/ntk-notebooks/ntk-notebooks/blob/main/notebooks/zh/08_effective_rank.ipynb) · [Binder](https://mybinder.org/v2/gh/ntk-notebooks/ntk-notebooks/HEAD?labpath=notebooks%2Fzh%2F08_effective_rank.ipynb)（在 Colab 上，要让图和滑块显示中文，请先运行 `%pip install mplfonts==0.0.11` 和 `%env NTK_LESSON_LANGUAGE=zh`）
 # （[English version / 英文版](../08_effective_rank.ipynb)）
 #
-# *综述 §4。*
+# *NTK 综述第 4 节。*
 #
 # **本课内容**
 # - 有效秩 $r_\text{eff}(K) = \operatorname{tr}(K)^2/\lVert K\rVert_F^2$，以及输入数目增大时它所服从的极限定律；
 # - 极限 $r_\infty$ 与 $n$ 无关，并且当非对角元素趋于零时会无界地增长；
-# - 为什么接近 1 的值意味着“一个常数模式占主导”（以及中心化起什么作用）；
-# - 为什么综述所声称的泛化界 $O(\sqrt{r_\infty/n})$ 不可能成立，无论其中的常数取多少；
+# - 为什么接近 1 的值意味着“一个常数模态占主导”（以及中心化起什么作用）；
+# - 为什么综述所声称的泛化上界 $O(\sqrt{r_\infty/n})$ 不可能成立，无论其中的常数取多少；
 # - 综述后面几节（NTK-ECRN、频率原则、稳定性边缘、Grokking）的依据是什么。
 #
-# **前置课程：** 第 01–02 课、第 07 课。
+# **预备知识：** 第 01–02 课、第 07 课。
 
 # %%
 # On Colab (or any Jupyter without this course's package) this installs it (once); here it does nothing.
@@ -52,21 +52,20 @@ print(f"identity: {nh.effective_rank(torch.eye(n, dtype=torch.float64)):.1f}, "
 #
 # 若输入取自某个分布，则 $\mathbb E\operatorname{tr}K = n m_1$，
 # $\mathbb E\lVert K\rVert_F^2 = n m_2 + n(n-1) m_\text{off}$，其中 $m_1 = \mathbb E\,k(x,x)$，
-# $m_2 = \mathbb E\,k(x,x)^2$，$m_\text{off} = \mathbb E\,k(x,x')^2$。因此 $r_\text{eff}$ 趋于一个常数
-# （下式括号中的 constant diagonal 指对角元素为常数的情形）：
+# $m_2 = \mathbb E\,k(x,x)^2$，$m_\text{off} = \mathbb E\,k(x,x')^2$。因此 $r_\text{eff}$ 趋于一个常数：
 #
 # $$r_\infty = \frac{m_1^2}{m_\text{off}}, \qquad
-# r_\text{eff}(n) \approx \frac{n\, r_\infty}{n - 1 + r_\infty}\ \ (\text{constant diagonal}).$$
+# r_\text{eff}(n) \approx \frac{n\, r_\infty}{n - 1 + r_\infty}\ \ (\text{对角元素为常数}).$$
 #
-# > **教材原文：** 综述把 NTK 的“谱维度”为常数当作一项关键发现（「有效秩收敛到一个常数，与样本量 $n$ 无关」），
+# > **综述原文：** 综述把“NTK 的谱维度是常数”当作一项关键发现（「有效秩收敛到一个常数，与样本量 $n$ 无关」），
 # > 又说 NTK 的 $r_\text{eff}\approx 1$–$2$，因此「核回归在低秩子空间中进行」。  
 # > **正确的说法：** 对于**任何**满足 $\mathbb E\,k(x,x')^2 > 0$ 的核，这个极限都存在（它就是 Mercer 谱的参与比；
-# > 出处是 P. A. Shukla 的一篇未经同行评审的预印本 arXiv:2512.00860，而不是 “Anil et al.”）。
+# > 出处是 P. A. Shukla 的一篇未经同行评审的预印本 arXiv:2512.00860，而不是“Anil et al.”）。
 # > 在球面 $S^9$ 上，NTK 的这个值是 12–17，而不是 1–2；只有当某个常数分量占主导时
 # > （数据均值、较大的偏置、深层 NNGP），才会出现接近 1 的值。此外，互不相同的输入的 NTK Gram 矩阵是满秩的：
 # > 无岭（ridgeless）回归用到了全部 $n$ 个方向
-# > （[勘误 B14](../../ERRATA.md#b14)、[B15](../../ERRATA.md#b15)、
-# > [B18](../../ERRATA.md#b18)、[B43](../../ERRATA.md#b43)）。
+# > （[勘误 B14](../../ERRATA.zh.md#b14)、[B15](../../ERRATA.zh.md#b15)、
+# > [B18](../../ERRATA.zh.md#b18)、[B43](../../ERRATA.zh.md#b43)）。
 #
 # 输入在 $S^9$ 上均匀分布（$d = 10$）；$r_\infty$ 通过对夹角做 Gauss–Jacobi 求积算出（`nh.effective_rank_limit`）：
 
@@ -124,12 +123,12 @@ assert limits["ReLU NNGP, 50 layers"] < 1.05, (
 # %% [markdown]
 # ### 当非对角元素趋于零时
 #
-# > **教材原文：** 综述说，当 $k(x,x') \ll k(x,x)$ 时常数 $r_\infty$ 接近 $n$（输入「完美可分」），
+# > **综述原文：** 综述说，当 $k(x,x') \ll k(x,x)$ 时常数 $r_\infty$ 接近 $n$（输入「完美可分」），
 # > 当 $k(x,x') \approx k(x,x)$ 时它接近 1；并且它是从非对角元素的均值 $\mathbb E\,k(x,x')$ 来解读这一点的。  
 # > **正确的说法：** $r_\infty$ 是 $n\to\infty$ 时的极限，所以它不可能依赖于 $n$。
 # > 随着非对角元素缩小，$r_\infty = m_1^2/m_\text{off}$ 会**无界**增长；趋近 $n$ 的是有限 $n$ 下的值
 # > $r_\text{eff}(n) \le n$。而且这个定律涉及的是**均方** $\mathbb E\,k(x,x')^2$，而不是均值 $\mathbb E\,k(x,x')$：
-# > 非对角元素即使很大，只要平均起来为零，得到的 $r_\infty$ 仍然不大（[勘误 B16](../../ERRATA.md#b16)）。
+# > 非对角元素即使很大，只要平均起来为零，得到的 $r_\infty$ 仍然不大（[勘误 B16](../../ERRATA.zh.md#b16)）。
 #
 # 下面是一族非对角元素趋于零的核：$\sigma_w = 2$ 的无偏置 erf 网络的 NTK。它处于混沌相（第 02 课），
 # 两个不同输入之间的相关性随深度衰减到 0。这个核是奇的，即 $k(x, -x') = -k(x, x')$，
@@ -194,13 +193,13 @@ assert chaos[1]["r_inf"] < 30, (
 # 而每个有限的 $r_\text{eff}(n)$ 都爬升到它的上限 $n$，并停在那里。
 
 # %% [markdown]
-# ## 接近 1 意味着“一个常数模式”
+# ## 接近 1 意味着“一个常数模态”
 #
-# 偏移后的输入和深层 NNGP 之所以都有 $r_\text{eff}\approx 1$，原因是相同的：沿常数向量方向的那一个特征值远远压过了其余的特征值。
+# 偏移后的输入和深层 NNGP 之所以都有 $r_\text{eff}\approx 1$，原因是相同的：有一个特征值（沿常数向量方向）远远压过其余所有特征值。
 # 中心化（$HKH$，其中 $H = I - \mathbf 1\mathbf 1^\top/n$）去掉了它，秩随之跃升。
 # 对于深层 NTK（≈ ¾I + ¼11ᵀ），中心化后的秩 ≈ n：“常数加白噪声”。
 # 所以 $r_\text{eff}$ 并不是“等效参数数量”：给核加上一个常数会把它推向 1，
-# 而这个核所能拟合的函数只相差一个常数（[勘误 B13](../../ERRATA.md#b13)）。
+# 而这个核所能拟合的函数只相差一个常数（[勘误 B13](../../ERRATA.zh.md#b13)）。
 
 # %%
 x = nh.sphere(200, d, seed=7) + 3.0
@@ -224,17 +223,18 @@ assert deep_raw[-1] < 13, (
     f"deep NTK raw: expected r_eff < 13 (the constant mode), measured {deep_raw[-1]:.2f}")
 
 # %% [markdown]
-# ## 界 $O(\sqrt{r_\infty/n})$ 不成立（综述 §4.4）
+# ## 上界 $O(\sqrt{r_\infty/n})$ 不成立（综述 §4.4）
 #
-# > **教材原文：** 泛化误差以 $O(\sqrt{r_\infty/n})$ 为界，综述认为这「解释了为什么过参数化网络能泛化良好」。  
-# > **正确的说法：** 无论 $O(\cdot)$ 里隐藏的常数是多少，这种形式的界都不可能成立。
+# > **综述原文：** 泛化误差以 $O(\sqrt{r_\infty/n})$ 为上界，综述认为这「解释了为什么过参数化网络能泛化良好」。  
+# > **正确的说法：** 无论 $O(\cdot)$ 里隐藏的常数是多少，这种形式的上界都不可能成立。
 # > $r_\infty$ 只取决于核与输入分布，**与标签无关**。给输入配上与之独立的标签 $y$，
 # > 那么任何预测器 $f$，不论怎样训练，平均而言都不可能比标签的方差更好：
 # > $\mathbb E(f(x) - y)^2 = \mathbb E(f(x) - \mathbb E y)^2 + \operatorname{Var}(y) \ge \operatorname{Var}(y)$
 # > （交叉项为零，因为 $y$ 与 $x$ 以及训练数据都相互独立；$\operatorname{Var}(y)$ 就是贝叶斯风险）。
 # > 对任意常数 $C$，一旦 $n > C^2 r_\infty/\operatorname{Var}(y)^2$，
-# > $C\sqrt{r_\infty/n}$ 就会低于 $\operatorname{Var}(y)$，而误差永远不会。一个有效的界必须依赖于标签，例如两层 ReLU 网络的 $\sqrt{2\,y^\top\Theta^{-1}y/n}$
-# > （Arora, Du, Hu, Li & Wang 2019），对于核无法解释的标签，它会一直保持较大的值（[勘误 B19](../../ERRATA.md#b19)）。
+# > $C\sqrt{r_\infty/n}$ 就会低于 $\operatorname{Var}(y)$，而误差永远不会。
+# > 有效的上界必须依赖于标签，例如两层 ReLU 网络的 $\sqrt{2\,y^\top\Theta^{-1}y/n}$
+# > （Arora, Du, Hu, Li & Wang 2019）：对于核无法解释的标签，它始终保持较大的值（[勘误 B19](../../ERRATA.zh.md#b19)）。
 #
 # 实验：在 $S^9$ 上均匀分布的输入上做无岭 NTK 回归（单个 ReLU 隐藏层，$r_\infty = 16.7$），
 # 分别使用真实标签 $y = \cos(2x_1)$ 和**随机**标签。随机标签是同一个函数在另一组独立抽取的输入上的取值，
@@ -291,9 +291,9 @@ plt.show()
 
 # %% [markdown]
 # 对真实标签，误差在这里恰好大致以 $\sqrt{r_\infty/n}$ 的速率下降；对随机标签，$r_\infty$ 虽然相同，
-# 误差却在每个 $n$ 处都保持在 $\operatorname{Var}(y)$ 之上。“C needed”一列是界 $C\sqrt{r_\infty/n}$
-# 要覆盖实测误差所需要的常数：至少为 $\operatorname{Var}(y)\sqrt{n/r_\infty}$，它像 $\sqrt n$ 一样增长。
-# 对于 $C = 10$，当 $n > 100\,r_\infty/\operatorname{Var}(y)^2 \approx 6800$ 时这个界就已经不成立了（具体数值见下方输出）。
+# 误差却在每个 $n$ 处都保持在 $\operatorname{Var}(y)$ 之上。“C needed”一列是上界 $C\sqrt{r_\infty/n}$
+# 要覆盖实测误差所需的常数：至少为 $\operatorname{Var}(y)\sqrt{n/r_\infty}$，它按 $\sqrt n$ 增长。
+# 对于 $C = 10$，当 $n > 100\,r_\infty/\operatorname{Var}(y)^2 \approx 6800$ 时这个上界就已经不成立了（具体数值见下方输出）。
 #
 # 对随机标签做无岭插值，结果甚至比常数预测器 $\mathbb E y$ 的误差 $\operatorname{Var}(y)$ 还要**差**：
 # 由方框中的恒等式，它的测试误差等于 $\operatorname{Var}(y)$ 加上插值函数自身的离散程度（spread）
@@ -330,7 +330,7 @@ assert true_errors[-1] < 0.25 * true_errors[0], (
 #
 # 综述引用 CIFAR-10 上 ResNet 的 $r_\text{eff}\approx 1.0$–$1.3$，作为对理论的印证。
 # 我们在这里无法下载 CIFAR-10，但 scikit-learn 自带 8 × 8 的手写数字图像，它们足以展示其中的机制：
-# 原始像素值非负，所以每张图像都共享一个很大的均值分量，核的常数模式因此占主导。
+# 原始像素值非负，所以每张图像都共享一个很大的均值分量，核的常数模态因此占主导。
 
 # %%
 x_digits, *_ = nh.digits(300, 1, seed=0)
@@ -347,27 +347,27 @@ assert raw_digits < 3 and centered_digits > 15, (
 # %% [markdown]
 # 在自然图像上接近 1 的值说明的是“这些图像有一个共同的均值”，而不是“网络在一维子空间中学习”。
 # 综述中的这些数字来自那篇预印本，没有被复现过，而且是在宽度 16–32 下测得的，离无限宽极限很远
-# （[勘误 B29](../../ERRATA.md#b29)）。
+# （[勘误 B29](../../ERRATA.zh.md#b29)）。
 #
 # ## 综述后面几节的内容，哪些是已有定论的？
 #
 # - **NTK-ECRN 与“特征值收敛到 0 或 1”**（§5）：出自一篇未经同行评审的预印本（arXiv:2512.08264）。
 #   在无限宽时，NTK 在训练中保持不变，所以它的特征值根本不会移动；这些特征值随 $n$、深度和 $\sigma_w$ 缩放，
 #   并不局限于 $[0, 1]$。这一说法没有定论，我们不讲授它
-#   （[勘误 B20](../../ERRATA.md#b20)、[B22](../../ERRATA.md#b22)）。
+#   （[勘误 B20](../../ERRATA.zh.md#b20)、[B22](../../ERRATA.zh.md#b22)）。
 # - **“惰性训练的表达能力有限”**（§7.1）：NTK 的函数空间是稠密的；真正的限制在于样本效率
-#   （第 07 课第 5 节；[勘误 B31](../../ERRATA.md#b31)）。
-# - **频率原则 / 谱偏置**（§8.1）：在核区域（kernel regime）中已有定论（Rahaman et al. 2019；Xu et al. 2019；
-#   Basri et al. 2019）：第 $k$ 个模式以 $\propto \mu_k$ 的速率被学到（第 06 课展示了这一点）。
+#   （第 07 课第 5 节；[勘误 B31](../../ERRATA.zh.md#b31)）。
+# - **频率原则 / 频谱偏置**（§8.1）：在核区域（kernel regime）中已有定论（Rahaman et al. 2019；Xu et al. 2019；
+#   Basri et al. 2019）：模态 $k$ 以 $\propto \mu_k$ 的速率被学会（第 06 课展示了这一点）。
 # - **稳定性边缘**（§8.2）：锐度在 $2/\eta$ 附近徘徊（Cohen et al. 2021）。对于平方损失，
-#   Gauss–Newton 矩阵与 $\Theta/n$ 有相同的非零特征值，第 07 课的交互探索器展示了线性化模型的阈值
-#   $\eta\lambda_\max/n = 2$；但稳定性边缘的动力学需要一个*变化的* NTK（渐进锐化，progressive sharpening），
-#   这已在核区域之外（[勘误 B37](../../ERRATA.md#b37)）。
+#   Gauss–Newton 矩阵与 $\Theta/n$ 有相同的非零特征值，第 07 课的交互探索展示了线性化模型的阈值
+#   $\eta\lambda_\max/n = 2$；但稳定性边缘的动力学需要*变化的* NTK（渐进锐化，progressive sharpening），
+#   这已在核区域之外（[勘误 B37](../../ERRATA.zh.md#b37)）。
 # - **Grokking（延迟泛化）**（§8.3）：“NTK 的平坦方向加上权重衰减”只是推测。已有定论的解释把它描述为
 #   从惰性动力学到特征学习动力学的转变（Kumar et al. 2024；Lyu et al. 2024），超出了 NTK 的范围
-#   （[勘误 B38](../../ERRATA.md#b38)）。
+#   （[勘误 B38](../../ERRATA.zh.md#b38)）。
 # - “Infinite-feature factorization”和“neural tangent features”（§7.3）在文献中都查不到；
-#   请改用平均场理论、张量程序/μP（第 05 课）或 $1/n$ 展开（[勘误 B35](../../ERRATA.md#b35)）。
+#   请改用平均场理论、张量程序/μP（第 05 课）或 $1/n$ 展开（[勘误 B35](../../ERRATA.zh.md#b35)）。
 #
 # ## 动手探索
 #
@@ -418,11 +418,11 @@ nh.widgets.live_figure(draw_rank, depth=nh.widgets.depth_slider(1, max=50),
 #   $n r_\infty/(n-1+r_\infty)$。
 # - $r_\infty$ 不依赖于 $n$；它取决于非对角元素的**均方**，当非对角元素趋于零时它无界增长，
 #   而 $r_\text{eff}(n)$ 永远不会超过 $n$。
-# - 接近 1 的值表明存在一个占主导的常数模式（数据均值、偏置、深层 NNGP）；中心化可以去掉它。
+# - 接近 1 的值表明存在一个占主导的常数模态（数据均值、偏置、深层 NNGP）；中心化可以去掉它。
 #   深层 ReLU NTK 是“常数加白噪声”：中心化之后，它的秩 ≈ n。
-# - $r_\infty$ 不看标签，因此它无法界定泛化：对于随机标签，在每个 $n$ 处误差都不低于 $\operatorname{Var}(y)$，
+# - $r_\infty$ 不看标签，因此它不可能给出泛化误差的上界：对于随机标签，在每个 $n$ 处误差都不低于 $\operatorname{Var}(y)$，
 #   而 $\sqrt{r_\infty/n}\to 0$；无岭插值还会在此之上再加上它自身的离散程度。
 #
-# **习题：** 4.7（50 层 MLP 的核退化与有效秩）。
+# **练习：** 4.7（50 层 MLP 的核退化与有效秩）。
 #
 # **下一课：** [00 · 从这里开始](00_start_here.ipynb)
