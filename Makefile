@@ -34,8 +34,8 @@ $(STAMP): pyproject.toml
 lab: setup
 	$(BIN)/jupyter lab notebooks/00_start_here.ipynb
 
-test: setup browser-deps
-	$(BIN)/python -m pytest tests notebooks --ignore=notebooks/zh $(NBVAL)
+test: setup browser-deps    ## every test; nbval runs the English and the Chinese lessons, then the English as if elsewhere
+	$(BIN)/python -m pytest tests notebooks $(NBVAL)
 	$(OTHER_MACHINE) $(BIN)/python -m pytest -p no:cacheprovider notebooks --ignore=notebooks/zh $(NBVAL)
 
 test-fast: setup            ## unit tests only: no notebooks, no browser, no grading pipeline

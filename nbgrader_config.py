@@ -19,5 +19,6 @@ c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedb
 
 # Every solution cell runs in a few seconds; a submission that loops forever is cut off here.
 c.ExecutePreprocessor.timeout = 60
-c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
-c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
+# Bilingual, as the exercises are (the grading harness finds the answer cells by the `raise` line).
+c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE / 在这里写你的代码\nraise NotImplementedError()"}
+c.ClearSolutions.text_stub = "YOUR ANSWER HERE / 在这里写你的回答"

@@ -100,7 +100,7 @@ from ntk_helpers.course.grading import as_scalar, check_close, forbid
 # `MultivariateNormal`），但同一个 `seed` 必须给出同一个数：测试会用相同的参数调用你的函数两次来检查这一点。
 # 测试使用 `n_samples = 200_000`、种子 0 和 3、窗口 $w = 1, 2, 3$，其中包括强负相关的窗口
 # （例如 $w = 1$、相关系数为 $-0.81$：这时乘积很小，它的相对统计误差很大）。
-# **容差：**对每个协方差，估计值与精确参考值之差不得超过 **4.5 个标准误差**，即
+# **容差：**对每个协方差，估计值与精确参考值之差不得超过 **4.5 个标准误**，即
 # $|\text{估计值} - \text{参考值}| \le 4.5\,\sigma/\sqrt{200\,000}$，其中 $\sigma$ 是该协方差下
 # $\max_a \mathrm{relu}(u_a)\cdot\max_b\mathrm{relu}(v_b)$ 的标准差（每个测试都会打印参考值、$\sigma$ 和允许范围）。
 # 对可见测试的协方差，这相当于约 2% 的相对范围；对负相关的 $w = 1$ 窗口约为 5%。
@@ -165,26 +165,26 @@ def maxpool_nngp_mc(cov, n_samples, seed):
 # 二维前缀和、F.avg_pool2d、Python 列表）在这个 K 和隐藏测试的各个 K 上的实测误差：至多
 # 1.6e-16 max|K|；若没有绝对误差项，分块平均在隐藏测试中池化后元素约为 1e-9 的那个核上就会失败。
 # 最大池化：|估计值 - 参考值| <= 4.5 sigma / sqrt(200 000)，sigma 是 max relu(u) * max relu(v) 的标准差
-# （这里为 2.4355），即 200k 个样本的平均值的 4.5 个标准误差。w >= 2 的窗口的参考值来自 2e8 个样本
-# （它们自身的误差是一个标准误差的 1/32）；sigma 也来自这些样本。
+# （这里为 2.4355），即 200k 个样本的平均值的 4.5 个标准误。w >= 2 的窗口的参考值来自 2e8 个样本
+# （它们自身的误差是一个标准误的 1/32）；sigma 也来自这些样本。
 # 正确估计量的误判率：200k 个样本的平均值除 Edgeworth 修正项外服从正态分布；偏度项（乘积的偏度为
 # 3.0 到 7.8，再除以 sqrt(200 000)）只是把概率从一侧尾部移到另一侧，在双侧误判率中相互抵消，
 # 更高阶的项只改变它几个百分点。所以每个协方差的误判率为 2 * Phi(-4.5) = 6.8e-6：
 # 本单元约为 1/150 000，隐藏测试单元（四个协方差）约为 1/37 000。用参考解答的估计量对全部五个协方差、
-# 种子 0-1999 实测：没有一次失败；最大偏差为 4.03 个标准误差；这里超出 2 个和 3 个标准误差的比例为
+# 种子 0-1999 实测：没有一次失败；最大偏差为 4.03 个标准误；这里超出 2 个和 3 个标准误的比例为
 # 4.35% 和 0.35%（正态分布：4.55% 和 0.27%）。
 SAMPLES = 200_000
 
 
 def check_maxpool(cov, reference, sigma, seed):
     """The estimate for `cov` within 4.5 standard errors of `reference`; returns it.
-    `cov` 的估计值与 `reference` 之差在 4.5 个标准误差以内；返回该估计值。"""
+    `cov` 的估计值与 `reference` 之差在 4.5 个标准误以内；返回该估计值。"""
     name = f"maxpool_nngp_mc(cov[{cov.shape[0]}x{cov.shape[0]}], {SAMPLES:_}, {seed})"
     estimate = as_scalar(maxpool_nngp_mc(cov, SAMPLES, seed), name=name)
     band = 4.5 * sigma / math.sqrt(SAMPLES)
     assert abs(estimate - reference) <= band, (
         f"{name}: expected {reference:.6g} ± {band:.3g} (4.5 standard errors, sigma = {sigma:.5g}), "
-        f"got {estimate:.6g} / {name}：应为 {reference:.6g} ± {band:.3g}（4.5 个标准误差，sigma = {sigma:.5g}），"
+        f"got {estimate:.6g} / {name}：应为 {reference:.6g} ± {band:.3g}（4.5 个标准误，sigma = {sigma:.5g}），"
         f"实际得到 {estimate:.6g}")
     return estimate
 
