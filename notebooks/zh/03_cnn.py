@@ -6,7 +6,7 @@
 # *教材第 4.2 节。*
 #
 # **本课内容**
-# - 4.2.1：卷积如何作用于核：它作用在**像素对**上，而权重共享意味着对滤波器偏移的求和由两个位置共享；
+# - 4.2.1：卷积如何作用于核：它作用在**像素对**上，而权重共享意味着两个位置按同一个滤波器偏移一起求和；
 # - 为什么本章的“Toeplitz Gram 矩阵”把数据和像素混为一谈；两种读出方式有何不同：全局平均池化带来平移*不变性*，
 #   展平（flatten）只保留联合平移对称性；
 # - 4.2.2：CNN 核在真实图像（scikit-learn 的手写数字）和平移不变任务上的表现；
@@ -115,7 +115,7 @@ assert flat_change > 1e-2, f"flatten: expected a relative change > 0.01, measure
 assert abs(joint) < 1e-12, f"flatten, joint shift: expected relative change 0 (< 1e-12), measured {joint:.1e}"
 
 # %% [markdown]
-# 那么数据集上的 Gram 矩阵呢？紧邻主对角线的第一条次对角线（offset = 1）上的元素并不是常数，
+# 那么数据集上的 Gram 矩阵呢？次对角线（offset = 1，紧邻主对角线）上的元素并不是常数，
 # 因为数据点 $i$ 与数据点 $i+1$ 之间并没有任何联系：
 
 # %%

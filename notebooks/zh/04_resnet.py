@@ -64,7 +64,7 @@ print(nh.resnet(2, alpha=0.5))      # dense -> 2 x residual(relu, dense) -> dens
 # > **教材原文：** 「当 $\Delta_l$ 项足够小（如通过 NTK parameterization 缩放）时」，
 # > 乘积 $\prod_l (I + \Delta_l)$ 近似为 $I + \sum_l \Delta_l$，即「梯度流从乘法机制转向了加法机制」。  
 # > **正确的说法：** NTK 参数化下 $\|J_l\|_{op}$ 仍是 1 的量级；$\Delta_l = \alpha J_l$ 之所以小，
-# > 只能靠分支乘子 $\alpha$。*有界增长*只需要 $\alpha = O(1/\sqrt L)$，
+# > 只能靠分支缩放因子 $\alpha$。*有界增长*只需要 $\alpha = O(1/\sqrt L)$，
 # > 因为相互独立、均值为零的雅可比矩阵按平方相加：
 # > $\mathbb E\|\prod_l(I + \alpha J_l)v\|^2 = (1 + \alpha^2 c)^L\|v\|^2$。*一阶公式*的要求更高：
 # > 一阶以外的全部项的相对大小为

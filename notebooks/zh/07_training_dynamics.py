@@ -124,7 +124,7 @@ plt.show()
 # > (3) 核回归预测器只是 $f^\text{lin}$ 在 $t\to\infty$ 时的极限，而且它保留着来自 $f_0$ 的随机偏移
 # > （[勘误 B6](../../ERRATA.zh.md#b6)，[勘误 B7](../../ERRATA.zh.md#b7)）。
 #
-# 网络与我们的公式之间的差距有两个来源，二者都可以分别测量：
+# 网络与我们的公式之间的差距有两个来源，可以分开测量：
 #
 # $$\underbrace{f_t - f^\text{公式}_t}_{\text{总差距}}
 # = \underbrace{\bigl(f_t - f^\text{lin}_t\bigr)}_{\text{命题 (2)}}

@@ -367,7 +367,7 @@ assert raw_digits < 3 and centered_digits > 15, (
 #   从惰性动力学到特征学习动力学的转变（Kumar et al. 2024；Lyu et al. 2024），超出了 NTK 的范围
 #   （[勘误 B38](../../ERRATA.zh.md#b38)）。
 # - “Infinite-feature factorization”和“neural tangent features”（§7.3）在文献中都查不到；
-#   请改用平均场理论、张量程序/μP（第 05 课）或 $1/n$ 展开（[勘误 B35](../../ERRATA.zh.md#b35)）。
+#   请改用平均场理论、Tensor Programs/μP（第 05 课）或 $1/n$ 展开（[勘误 B35](../../ERRATA.zh.md#b35)）。
 #
 # ## 动手探索
 #
