@@ -52,7 +52,7 @@ other-python:               ## make other-python OTHER=python3.12 (or a path): u
 	$(MAKE) test-fast test-lesson PYTHON="$(OTHER)" LESSON=03_cnn \
 	  VENV=.venv-$$($(OTHER) -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 
-links:                      ## point the Colab/Binder links and install cells at a fork: make links REPOSITORY=owner/name
+links: setup                ## point the Colab/Binder links and install cells at a fork: make links REPOSITORY=owner/name
 	$(BIN)/python tools/install_links.py $(REPOSITORY)
 
 browser-deps:               ## Debian's Chromium for the real-browser tests (never a downloaded browser) and a CJK font
@@ -102,4 +102,4 @@ student:                   ## a copy of the course for students, no solutions: m
 	$(PYTHON) tools/make_student_copy.py $(or $(DEST),build/student)
 
 clean:
-	rm -rf $(VENV) build .pytest_cache
+	rm -rf $(VENV) .venv-*/ build .pytest_cache

@@ -6,8 +6,9 @@
 A Chinese lesson's source ``notebooks/zh/NN_name.py`` is first generated (``tools/zh_catalog.py``) from
 ``notebooks/NN_name.py`` and the catalog ``notebooks/locale/zh/NN_name.po``: the same cells, the same code byte
 for byte, each markdown cell translated. The build stops, naming the English text, where a translation is
-missing or fuzzy (the English changed after it was translated). The lesson is then executed like an English lesson (``build_notebooks.build``: the
-same kernel, environment, slide metadata and saved widget state), in its own folder ``notebooks/zh``, so that
+missing or fuzzy (the English changed after it was translated). The lesson is then executed like an English
+lesson (``build_notebooks.build``: the same kernel, environment, slide metadata and saved widget state), in its
+own folder ``notebooks/zh``, so that
 ``ntk_helpers`` draws its plots and sliders in Chinese (``ntk_helpers/course/language.py``). The code is the
 same, so every printed number is the English lesson's (``tests/test_zh_edition.py`` checks both).
 
