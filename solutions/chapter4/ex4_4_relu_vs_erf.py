@@ -47,7 +47,8 @@ def ntk_on_circle(architecture):
 # ## (a) `circle_spectrum(kernel_fn, K=200)` → the eigenvalues $\mu_0, \dots, \mu_K$
 #
 # `kernel_fn(t)` takes a 1-D float64 torch tensor of cosines and returns $\kappa(t)$ as a tensor of the same length
-# (the tests' kernels also accept a numpy array and then return one). `K` is an integer, $0 \le K \le 1024$
+# (the tests' kernels also accept a numpy array and then return one; pass a torch tensor). Lesson 06 has a helper
+# with the same name that takes a *network*; this one takes the kernel as a function of the cosine. `K` is an integer, $0 \le K \le 1024$
 # ($= N/2$); the tests use the default $K = 200$ and $K = 5, 10, 30, 40, 60, 300$. Return $\mu_0, \dots, \mu_K$ as
 # a 1-D float64 array of length `K + 1` (a numpy or torch float64 array, or a list of Python floats; real numbers,
 # with their signs).
@@ -87,7 +88,8 @@ def ntk_on_circle(architecture):
 # **中文** · (a) `circle_spectrum(kernel_fn, K=200)` → 特征值 $\mu_0, \dots, \mu_K$
 #
 # `kernel_fn(t)` 接受由余弦值组成的一维 float64 torch 张量，返回长度相同的张量 $\kappa(t)$
-# （测试用的核也接受 numpy 数组，此时返回 numpy 数组）。`K` 是整数，$0 \le K \le 1024$（$= N/2$）；
+# （测试用的核也接受 numpy 数组，此时返回 numpy 数组；请传入 torch 张量）。第 06 课有一个同名的辅助函数，
+# 它接受的是*网络*；这里的函数接受的是核（余弦的函数）。`K` 是整数，$0 \le K \le 1024$（$= N/2$）；
 # 测试使用默认值 $K = 200$ 以及 $K = 5, 10, 30, 40, 60, 300$。以长度为 `K + 1` 的一维 float64 数组返回
 # $\mu_0, \dots, \mu_K$（numpy 或 torch 的 float64 数组，或由 Python 浮点数组成的列表；是实数，保留符号）。
 #
@@ -211,12 +213,16 @@ assert odd_biased > 1e-3, (f"with a bias the one-layer ReLU NTK has odd modes: e
 # %% [markdown] nbgrader={"grade": false, "solution": false, "locked": true, "grade_id": "part_b", "schema_version": 3}
 # ## (b) Compare the ReLU and erf NTKs (no bias; one and two hidden layers): homogeneity, eigen-decay, parity. Does ReLU "learn high frequencies effectively"?
 #
+# Use the networks of lesson 06: `nh.mlp(L, "relu")` (the default $\sigma_w = \sqrt2$; for ReLU $\sigma_w$ only scales
+# the kernel) and `nh.mlp(L, "erf", sigma_w=1.0)` (for erf $\sigma_w$ changes the shape of the spectrum), $L = 1, 2$.
 # For the last question, see lesson 06, "Spectral bias = per-mode learning speed": at what rate is mode $k$ learned?
 #
 # ---
 #
 # **中文** · (b) 比较 ReLU 与 erf 的 NTK（无偏置；一个和两个隐藏层）：齐次性、特征值衰减、奇偶性。ReLU 真的“能有效地学习高频”吗？
 #
+# 用第 06 课的网络：`nh.mlp(L, "relu")`（默认 $\sigma_w = \sqrt2$；对 ReLU 而言 $\sigma_w$ 只改变核的整体尺度）和
+# `nh.mlp(L, "erf", sigma_w=1.0)`（对 erf 而言 $\sigma_w$ 会改变谱的形状），$L = 1, 2$。
 # 最后一个问题请参看第 06 课“频谱偏置 = 各模态各自的学习速度”一节：模态 $k$ 以什么速率被学到？
 #
 # 可以用英文或中文作答。
