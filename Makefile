@@ -34,9 +34,14 @@ $(STAMP): pyproject.toml
 lab: setup
 	$(BIN)/jupyter lab notebooks/00_start_here.ipynb
 
+# The tests keep matplotlib's font cache in build/ (MPLCONFIGDIR), so a stale or broken cache in the user's home
+# (one written while a venv was being deleted lacks matplotlib's own STIX fonts: every plot with maths then warns on
+# stderr, which nbval rejects) cannot fail them.
+TEST_ENV := MPLCONFIGDIR=$(CURDIR)/build/matplotlib
+
 test: setup browser-deps    ## every test; nbval runs the English and the Chinese lessons, then the English as if elsewhere
-	$(BIN)/python -m pytest tests notebooks $(NBVAL)
-	$(OTHER_MACHINE) $(BIN)/python -m pytest -p no:cacheprovider notebooks --ignore=notebooks/zh $(NBVAL)
+	$(TEST_ENV) $(BIN)/python -m pytest tests notebooks $(NBVAL)
+	$(TEST_ENV) $(OTHER_MACHINE) $(BIN)/python -m pytest -p no:cacheprovider notebooks --ignore=notebooks/zh $(NBVAL)
 
 test-fast: setup            ## unit tests only: no notebooks, no browser, no grading pipeline
 	$(BIN)/python -m pytest -p no:cacheprovider tests -m "not browser and not grading"
