@@ -7,6 +7,7 @@ number must be the English notebook's: these tests compare them, so nbval needs 
 
 import ast
 import configparser
+import functools
 import json
 import os
 import re
@@ -70,6 +71,7 @@ def test_the_chinese_sources_are_generated_from_the_english_lessons_and_catalogs
 TERMS = tomllib.loads((ROOT / "notebooks" / "locale" / "zh" / "terms.toml").read_text(encoding="utf-8"))["term"]
 
 
+@functools.lru_cache(maxsize=1)
 def chinese_texts() -> dict[str, str]:
     """Every text a Chinese reader reads that the course writes: the catalogs' translations (lessons, errata), the
     plot and slider labels, the exercises (their Chinese halves; the English halves hold no Chinese) and the

@@ -30,6 +30,8 @@ INSTALL_CHECK = 'importlib.util.find_spec("ntk_helpers") is None'
 INSTALL_MARKER = "# On Colab (or any Jupyter without this course's package) this installs it (once); here it does nothing."
 _GITHUB = re.compile(r"https://github\.com/([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+?)(?:\.git)?/?$")
 _LINKS_LINE = re.compile(r"^\[(?:Open in Colab|在 Colab 中打开)\]\(.*$", re.M)           # in markdown
+#: The links line with its line break, as tools/zh_catalog.py leaves it out of the translated text.
+LINKS_LINE = re.compile(_LINKS_LINE.pattern + r"\n?", re.M)
 _LINKS_LINE_SOURCE = re.compile(r"^# \[(?:Open in Colab|在 Colab 中打开)\]\(.*$", re.M)  # in a .py source
 _HOSTED = re.compile(r"(https://colab\.research\.google\.com/github/|https://mybinder\.org/v2/gh/)"
                      r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/")

@@ -73,7 +73,8 @@ def _paragraphs(text: str) -> list[str]:
 
 
 def _without_links(text: str) -> str:
-    return re.sub(r"(?m)^\[(?:Open in Colab|在 Colab 中打开)\]\(.*\n?", "", text)
+    """A markdown cell without the Colab/Binder links line (install_links writes it for each edition)."""
+    return install_links.LINKS_LINE.sub("", text)
 
 
 def english_texts(name: str, root: Path = ROOT) -> list[str]:

@@ -153,6 +153,16 @@ def check_close(actual, expected, *, rtol: float, atol: float = 0.0,
     return got
 
 
+def check_kernel(actual, expected, name: str = "the returned value", *, rtol: float = 1e-6,
+                 floor: float = 1e-7) -> torch.Tensor:
+    """Exercises 4.1-4.3's comparison of kernel values: entrywise ``|actual - expected| <= rtol |expected| +
+    floor max|expected|`` (``check_close`` with ``atol = floor * max|expected|``). The floor is there because
+    arccos is ill-conditioned at correlation +-1: correct float64 formulas differ there by a few 1e-9 of the scale
+    (measured in the exercises' tests)."""
+    reference = as_float64(expected, "the reference", finite=False)
+    return check_close(actual, reference, rtol=rtol, atol=floor * float(reference.abs().max()), name=name)
+
+
 @contextmanager
 def forbid(*targets, why: str = "this exercise asks you to compute it yourself / 本题要求你自己计算它"):
     """Inside the block, calling any of ``targets`` raises ``AssertionError``; restored afterwards.

@@ -177,11 +177,9 @@ def mlp_kernels(x1, x2, depth, activation, sigma_w2, sigma_b2):
 # The tests' tools: the comparison. It comes after your answer, so that a helper of yours with the same name cannot
 # replace it.
 # 测试工具：比较方式。它位于你的答案之后，这样你自己的同名辅助函数不会替换它。
-def check_answer(answer, reference, name):
-    """The tests' comparison, entrywise: |answer - reference| <= 1e-6 |reference| + 1e-7 max|reference|.
-    测试的比较方式（逐元素）：|答案 - 参考值| <= 1e-6 |参考值| + 1e-7 max|参考值|。"""
-    reference = torch.as_tensor(reference, dtype=torch.float64)
-    return check_close(answer, reference, rtol=1e-6, atol=1e-7 * float(reference.abs().max()), name=name)
+# The comparison, entrywise: |answer - reference| <= 1e-6 |reference| + 1e-7 max|reference|.
+# 比较方式（逐元素）：|答案 - 参考值| <= 1e-6 |参考值| + 1e-7 max|参考值|。
+from ntk_helpers.course.grading import check_kernel as check_answer  # noqa: E402
 
 # %% nbgrader={"grade": true, "solution": false, "locked": true, "points": 1, "grade_id": "test_visible", "schema_version": 3}
 # Visible tests: the three duals (ReLU at correlation 0 and exactly 1; erf with unequal variances, correlations
