@@ -12,7 +12,9 @@ The folder shows the architecture (README, "Layout"):
 Everything a lesson uses is a name here: ``import ntk_helpers as nh``.
 """
 
+from .course.checks import check_between, check_close, check_that
 from .course.data import circle, digits, motif_sequences, pair_at_angle, sphere
+from .course.messages import gettext as _
 from .engine import spatial
 from .engine.activation import Activation
 from .engine.activations import (ACTIVATIONS, as_activation, elementwise, erf, gelu, identity, leaky_relu, register,
@@ -62,6 +64,8 @@ def __getattr__(name: str):
 
 
 __all__ = [
+    # lessons: one-line checks and printed text in the lesson's language
+    "check_close", "check_between", "check_that", "_",
     # one description, two worlds: layers (lessons 01-06)
     "Layer", "Kernel", "NoClosedForm", "Dense", "Conv", "Activation", "Serial", "Residual", "ACTIVATIONS",
     "register", "as_activation", "dense", "relu", "leaky_relu", "erf", "gelu", "tanh", "identity", "elementwise",

@@ -74,7 +74,7 @@ def test_the_wheel_holds_every_module_of_the_package_and_nothing_else(installed)
     names = zipfile.ZipFile(wheel).namelist()
     tracked = subprocess.run(["git", "ls-files", "ntk_helpers"], cwd=ROOT, capture_output=True, text=True,
                              check=True).stdout.split()
-    modules = sorted(n for n in tracked if n.endswith(".py"))
+    modules = sorted(n for n in tracked if n.endswith((".py", ".po")))     # the code's modules and its catalogs
     packaged = sorted(n for n in names if not n.split("/")[0].endswith(".dist-info"))
     assert packaged == modules, f"wheel modules differ from the tracked ones: missing " \
                                 f"{sorted(set(modules) - set(packaged))}, extra {sorted(set(packaged) - set(modules))}"

@@ -193,6 +193,18 @@ def text_outputs(cell) -> dict:
     return found
 
 
+#: A number as printed: sign, digits, decimals, exponent (the "2" of a "χ²" or a "4.1.1" counts, in both texts alike).
+NUMBER = re.compile(r"[-+−]?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
+
+
+def printed_numbers(cell) -> list[str]:
+    """Every number a cell printed or returned as text, sorted: a translated sentence may put them in another
+    order, but it must print the same numbers (the words around them are the translation's)."""
+    found = text_outputs(cell)
+    texts = [found["stdout"], found["stderr"], *found["text/plain"]]
+    return sorted(NUMBER.findall("\n".join(texts).replace("−", "-")))
+
+
 def english_widget_labels(nb) -> list[str]:
     """Slider, dropdown and option labels with English words in a notebook's saved widget state."""
     state = nb.metadata.get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {}).get("state", {})
@@ -223,8 +235,9 @@ def test_the_chinese_notebook_ran_the_same_code_to_the_same_results(source):
         assert a.source == b.source, f"{where}: the code is not the English lesson's; {rebuild}"
         assert not any(o.output_type == "error" for o in a.outputs), f"{where} raised an error"
         if "nbval-ignore-output" not in a.metadata.get("tags", []):
-            assert text_outputs(a) == text_outputs(b), \
-                f"{where}: printed output differs from the English notebook's: {text_outputs(a)}"
+            assert printed_numbers(a) == printed_numbers(b), \
+                f"{where}: the numbers printed differ from the English notebook's: {text_outputs(a)}"
+            assert text_outputs(a)["errors"] == text_outputs(b)["errors"], f"{where}: errors differ"
         assert has_image(a) or not has_image(b), f"{where}: the English notebook shows a plot here, this one not"
     assert bool(zh.metadata.get("widgets")) == bool(en.metadata.get("widgets")), f"{source.stem}: widget state"
     assert not english_widget_labels(zh), f"{source.stem}: sliders in English {english_widget_labels(zh)}; {rebuild}"

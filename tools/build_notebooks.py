@@ -32,12 +32,29 @@ KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "nam
 JUPYTEXT = tomllib.loads((ROOT / "notebooks" / "jupytext.toml").read_text())
 
 
+#: The tag of a lesson's verification cells (one-line checks, asserts): JupyterLab shows them collapsed, nbval runs
+#: them, the slides skip them and the site leaves them out (CONTRIBUTING.md, "A lesson").
+CHECK_TAG = "check"
+
+
+def is_check(cell) -> bool:
+    return CHECK_TAG in cell.metadata.get("tags", [])
+
+
+def collapse_checks(nb) -> None:
+    """A check cell's code starts collapsed in JupyterLab (``jupyter.source_hidden``; one click shows it)."""
+    for cell in nb.cells:
+        if cell.cell_type == "code" and is_check(cell):
+            cell.metadata.setdefault("jupyter", {})["source_hidden"] = True
+
+
 def add_slide_metadata(nb) -> None:
     """RISE slides: the title and every "##" section start a slide, "###" a sub-slide, plots appear as
-    fragments (one step each), the install cell for Colab is skipped, everything else joins the current slide."""
+    fragments (one step each), the install cell for Colab and the check cells are skipped, everything else joins
+    the current slide."""
     for index, cell in enumerate(nb.cells):
         text = cell.source.lstrip()
-        if cell.cell_type == "code" and INSTALL_CHECK in text:
+        if cell.cell_type == "code" and (INSTALL_CHECK in text or is_check(cell)):
             kind = "skip"
         elif cell.cell_type == "markdown" and (index == 0 or text.startswith("## ")):
             kind = "slide"
@@ -77,6 +94,7 @@ def build(source: Path) -> float:
     nb = jupytext.read(source)
     stable_ids(nb)
     add_slide_metadata(nb)
+    collapse_checks(nb)
     nb.metadata["kernelspec"] = KERNELSPEC
     nb.metadata["jupytext"] = dict(JUPYTEXT)
     start = time.perf_counter()

@@ -595,6 +595,7 @@ def build_site(out: Path) -> list[Path]:
                 raise RuntimeError(f"{lesson.path.relative_to(ROOT)} has {len(errors)} error output(s); "
                                    "rebuild it with tools/build_notebooks.py")
             nav = navigation(lessons, i, has_errata, edition, switches(edition, lesson.html_name))
+            nb.cells = [cell for cell in nb.cells if "check" not in cell.metadata.get("tags", [])]  # checks: lab only
             pages.append(export(freeze_widgets(nb, lesson.path.stem, edition), edition, lesson.html_name,
                                 lesson.title, nav, "ntk-page", edition.course_dir))
         index = index_page(lessons, has_errata, edition, switches(edition, "index.html"))

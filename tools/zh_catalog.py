@@ -52,20 +52,47 @@ class MissingTranslation(Exception):
 
 #: Markdown documents translated the same way, one entry per paragraph: catalog name -> (English, generated Chinese).
 DOCUMENTS = {"ERRATA": ("ERRATA.md", "ERRATA.zh.md")}
+#: The catalog of text that code prints (ntk_helpers.course.messages): every string marked ``_()`` (or given to a
+#: one-line check) in the package and in the lessons' code cells, one entry per string. It ships with the package.
+CODE = "ntk_helpers"
+CODE_CATALOG = Path("ntk_helpers") / "course" / "locale" / "zh" / "ntk_helpers.po"
+
+
+def code_messages(root: Path = ROOT) -> list[tuple[str, str]]:
+    """``(message, where)`` for every marked string, package first, then the lessons' code cells in order
+    (Babel's Python extractor with the keywords of ``ntk_helpers.course.messages.KEYWORDS``)."""
+    from babel.messages.extract import extract_python
+
+    keywords = {"_": None, "gettext": None, "check_close": (1,), "check_between": (1,), "check_that": (1,)}
+    found: list[tuple[str, str]] = []
+
+    def scan(code: str, where: str) -> None:
+        for line, _function, message, _comments in extract_python(io.BytesIO(code.encode()), keywords, [], {}):
+            text = message if isinstance(message, str) else message[0] if message else None
+            if text:
+                found.append((text, f"{where}:{line}"))
+
+    for path in sorted((root / "ntk_helpers").rglob("*.py")):
+        scan(path.read_text(encoding="utf-8"), path.relative_to(root).as_posix())
+    for path in sorted((root / "notebooks").glob("[0-9][0-9]_*.py")):
+        for index, cell in enumerate(jupytext.read(path).cells):
+            if cell.cell_type == "code":
+                scan(cell.source, f"notebooks/{path.name} cell {index + 1}")
+    return found
 
 
 def lessons(names: list[str] | None = None, root: Path = ROOT) -> list[str]:
     """Lesson names (``NN_name``), or the given names checked; "ERRATA" (a document) is accepted too."""
     found = sorted(p.stem for p in (root / "notebooks").glob("[0-9][0-9]_*.py"))
-    unknown = sorted(set(names or []) - set(found) - set(DOCUMENTS))
+    unknown = sorted(set(names or []) - set(found) - set(DOCUMENTS) - {CODE})
     if unknown:
-        raise SystemExit(f"no English lesson or document named {unknown}; they are {found + sorted(DOCUMENTS)}")
+        raise SystemExit(f"no English lesson or document named {unknown}; they are {found + sorted(DOCUMENTS) + [CODE]}")
     return names or found
 
 
 def catalogs(root: Path = ROOT) -> list[str]:
-    """Every catalog: the lessons', then the documents'."""
-    return lessons(root=root) + sorted(DOCUMENTS)
+    """Every catalog: the lessons', then the documents', then the code's."""
+    return lessons(root=root) + sorted(DOCUMENTS) + [CODE]
 
 
 def _paragraphs(text: str) -> list[str]:
@@ -79,7 +106,9 @@ def _without_links(text: str) -> str:
 
 def english_texts(name: str, root: Path = ROOT) -> list[str]:
     """The translatable units: a lesson's markdown cells, in order (the links line left out), or a document's
-    paragraphs."""
+    paragraphs, or the code's marked strings."""
+    if name == CODE:
+        return list(dict.fromkeys(text for text, _ in code_messages(root)))
     if name in DOCUMENTS:
         return _paragraphs((root / DOCUMENTS[name][0]).read_text(encoding="utf-8"))
     cells = jupytext.read(root / "notebooks" / f"{name}.py").cells
@@ -87,11 +116,14 @@ def english_texts(name: str, root: Path = ROOT) -> list[str]:
 
 
 def catalog_path(name: str, root: Path = ROOT) -> Path:
+    if name == CODE:
+        return root / CODE_CATALOG
     return root / "notebooks" / "locale" / "zh" / f"{name}.po"
 
 
 def _new_catalog(name: str) -> Catalog:
-    what = (f"the page {DOCUMENTS[name][0]}, one entry per paragraph" if name in DOCUMENTS
+    what = ("the text code prints (marked _() in ntk_helpers and the lessons' code), one entry per string"
+            if name == CODE else f"the page {DOCUMENTS[name][0]}, one entry per paragraph" if name in DOCUMENTS
             else f"lesson {name} (notebooks/{name}.py), one entry per markdown cell")
     return Catalog(locale="zh_CN", domain=name, project="ntk-notebooks", version=project_version(),
                    header_comment=f"# Chinese text of {what}.\n"
@@ -124,6 +156,15 @@ def write_catalog(catalog: Catalog, name: str, root: Path = ROOT) -> None:
 def template(name: str, root: Path = ROOT) -> Catalog:
     """What the English lesson asks to be translated, in lesson order, each entry located by its cell."""
     catalog = _new_catalog(name)
+    if name == CODE:
+        for text, where in code_messages(root):
+            if text in catalog:
+                catalog.get(text).locations.append(tuple(where.rsplit(":", 1)))
+            else:
+                file, line = where.rsplit(":", 1)
+                catalog.add(text, locations=[(file, int(line))], auto_comments=["printed by code"],
+                            flags=("python-brace-format",) if "{" in text else ())
+        return catalog
     for index, text in enumerate(english_texts(name, root)):
         if text.strip() and text not in catalog:
             where, kind = (DOCUMENTS[name][0], "paragraph") if name in DOCUMENTS else (f"{name}.py", "markdown cell")
@@ -168,7 +209,8 @@ def problems(name: str, root: Path = ROOT) -> list[str]:
     for index, text in enumerate(english_texts(name, root)):
         if not text.strip():
             continue
-        where = (f"{DOCUMENTS[name][0]}, paragraph {index + 1}" if name in DOCUMENTS
+        where = (f"{CODE_CATALOG}, printed text" if name == CODE
+                 else f"{DOCUMENTS[name][0]}, paragraph {index + 1}" if name in DOCUMENTS
                  else f"notebooks/{name}.py, markdown cell {index + 1}")
         message = catalog.get(text)
         if message is None or not message.string:
@@ -218,6 +260,8 @@ def stale_sources(root: Path = ROOT) -> list[str]:
     """Chinese sources that differ from what their English lesson and catalog generate (hand edits, or not rebuilt)."""
     stale = []
     for name in catalogs(root):
+        if name == CODE:
+            continue                                   # nothing generated: the catalog itself ships
         try:
             fresh = generate_source(name, root)
         except MissingTranslation:
@@ -242,7 +286,7 @@ def main(argv: list[str]) -> int:
         return 0
     if command == "generate":
         failed = False
-        for name in names:
+        for name in [n for n in names if n != CODE]:
             try:
                 print(f"wrote {generate(name).relative_to(ROOT)}")
             except MissingTranslation as gap:

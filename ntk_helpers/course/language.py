@@ -40,7 +40,7 @@ FONT_PACKAGE = "mplfonts"
 FONT_FILE = "NotoSansCJKsc-Regular.otf"
 FONT_NAME = "Noto Sans CJK SC"
 
-_state = {"active": "en", "hooks": False, "font": None, "saved_rc": None, "warned": False}
+_state = {"active": "en", "requested": "en", "hooks": False, "font": None, "saved_rc": None, "warned": False}
 _untranslated: set[str] = set()
 _used: set[str] = set()
 
@@ -95,10 +95,22 @@ def _translate(text: str) -> str:
         if match:
             _used.add(pattern.pattern)
             return re.sub(r"\\(\d)", lambda ref: _translate(match.group(int(ref.group(1))) or ""), replacement)
-    if english_words(text) and text not in _untranslated:
+    if english_words(text):
+        record_untranslated(text)
+    return text
+
+
+def active_language() -> str:
+    """The language asked for by the last :func:`use_language` ("en" until then): printed text
+    (``messages.gettext``) follows it even where no CJK font is installed for the plots."""
+    return _state["requested"]
+
+
+def record_untranslated(text: str) -> None:
+    """Note a text shown in English in Chinese mode (see :func:`untranslated`)."""
+    if text not in _untranslated:
         _untranslated.add(text)
         _report({"untranslated": text})
-    return text
 
 
 def untranslated() -> set[str]:
@@ -135,6 +147,7 @@ def use_language(language: str) -> None:
     "zh" without the package ``mplfonts`` warns once and keeps English labels (no font would render them)."""
     if language not in LANGUAGES:
         raise ValueError(f"language {language!r}: allowed values are {', '.join(map(repr, LANGUAGES))}")
+    _state["requested"] = language
     if language == "en":
         if _state["active"] == "zh":
             import matplotlib as mpl
