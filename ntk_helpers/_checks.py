@@ -40,12 +40,18 @@ def check_choice(name: str, value, allowed) -> str:
 
 
 def as_tensor(name: str, x, *, ndim: int | tuple[int, ...] | None = None) -> torch.Tensor:
-    """Convert ``x`` (tensor, array or nested list) to a finite float64 tensor with checks."""
+    """Convert ``x`` (tensor, array or nested list) to a finite float64 tensor with checks. Complex values are an
+    error (casting would silently drop the imaginary part)."""
     if isinstance(x, torch.Tensor):
+        if x.is_complex():
+            raise TypeError(_complex_message(name, x.dtype))
         t = x.detach().to(DTYPE)
     elif isinstance(x, (np.ndarray, list, tuple)):
+        array = np.asarray(x) if not isinstance(x, np.ndarray) else x
+        if np.iscomplexobj(array):
+            raise TypeError(_complex_message(name, array.dtype))
         try:
-            t = torch.as_tensor(np.asarray(x, dtype=np.float64))
+            t = torch.as_tensor(np.asarray(array, dtype=np.float64))
         except (TypeError, ValueError) as err:
             raise TypeError(f"{name} must be numeric, got {type(x).__name__}") from err
     else:
@@ -60,6 +66,30 @@ def as_tensor(name: str, x, *, ndim: int | tuple[int, ...] | None = None) -> tor
     if not torch.isfinite(t).all():
         raise ValueError(f"{name} contains NaN or infinite values")
     return t
+
+
+def _complex_message(name: str, dtype) -> str:
+    return (f"{name} must be real, got complex values (dtype {dtype}); kernels are defined for real inputs: "
+            f"pass {name}.real, or stack real and imaginary parts as features")
+
+
+def check_device(name: str, device) -> torch.device | None:
+    """``device`` as a ``torch.device`` (None stays None), or a clear error where it is not available here."""
+    if device is None:
+        return None
+    try:
+        found = torch.device(device)
+    except (RuntimeError, TypeError) as err:
+        raise ValueError(f"{name} must be a torch device such as 'cpu' or 'cuda', got {device!r}") from err
+    if found.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"{name}={device!r}: this machine has no CUDA device (torch.cuda.is_available() is False); "
+                         "use device='cpu' or leave it out")
+    if found.type == "cuda" and found.index is not None and found.index >= torch.cuda.device_count():
+        raise ValueError(f"{name}={device!r}: there are {torch.cuda.device_count()} CUDA devices here "
+                         f"(indices 0 to {torch.cuda.device_count() - 1})")
+    if found.type == "mps" and not torch.backends.mps.is_available():
+        raise ValueError(f"{name}={device!r}: this machine has no MPS device; use device='cpu' or leave it out")
+    return found
 
 
 def check_pair(x1, x2=None, *, ndim: int | tuple[int, ...] = 2) -> tuple[torch.Tensor, torch.Tensor | None]:

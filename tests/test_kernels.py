@@ -2,6 +2,7 @@
 
 import math
 
+import numpy as np
 import pytest
 import torch
 
@@ -221,3 +222,25 @@ def test_gram_diagonal_follows_the_variance_map_in_the_chaotic_phase():
     diagonal = nh.mlp(depth, "tanh", sigma_w=2.5).kernel(x).nngp.diagonal()
     assert torch.allclose(diagonal, torch.full_like(diagonal, q), rtol=1e-6), (
         f"expected Sigma(x, x) = {q:.6f} at every input, measured {diagonal.tolist()}")
+
+
+@pytest.mark.parametrize("complex_input", [
+    torch.ones(2, 3, dtype=torch.complex128), np.ones((2, 3)) * (1 + 1j), [[1j, 2.0, 3.0], [1.0, 2.0, 3.0]]],
+    ids=["tensor", "array", "list"])
+def test_complex_inputs_are_an_error_not_a_silent_cast(complex_input):
+    """torch and numpy would drop the imaginary part with a warning only; the kernel would answer for another x."""
+    with pytest.raises(TypeError, match=r"x1 must be real, got complex values"):
+        nh.mlp(2).kernel(complex_input)
+    with pytest.raises(TypeError, match=r"x2 must be real, got complex values"):
+        nh.mlp(2).kernel(np.ones((2, 3)), complex_input)
+
+
+def test_a_device_this_machine_does_not_have_is_named():
+    if not torch.cuda.is_available():
+        with pytest.raises(ValueError, match=r"device='cuda': this machine has no CUDA device"):
+            nh.mlp(1).network(3, width=4, device="cuda")
+    with pytest.raises(ValueError, match=r"device='cuda:99': there are \d+ CUDA devices|device='cuda:99': this"):
+        nh.mlp(1).network(3, width=4, device="cuda:99")
+    with pytest.raises(ValueError, match=r"device must be a torch device such as 'cpu' or 'cuda', got 'gpu'"):
+        nh.mlp(1).network(3, width=4, device="gpu")
+    assert next(nh.mlp(1).network(3, width=4, device="cpu").parameters()).device.type == "cpu"

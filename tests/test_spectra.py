@@ -50,3 +50,14 @@ def test_spectra_reject_bad_matrices():
         nh.normalize(-torch.eye(3))
     with pytest.raises(ValueError, match="2 dimensions"):
         nh.eigenvalues(torch.ones(3))
+
+
+def test_eigenvalues_refuse_a_matrix_that_is_not_symmetric_but_accept_rounding():
+    """The eigenvalues of [[1, 2], [0, 1]] are 1 and 1; those of its symmetric part are 2 and 0: answering with the
+    latter would be silently wrong."""
+    with pytest.raises(ValueError, match=r"symmetric kernel matrix: K differs from K.T by up to 2"):
+        nh.eigenvalues(torch.tensor([[1.0, 2.0], [0.0, 1.0]]))
+    K = nh.mlp(2).kernel(nh.sphere(6, 3, seed=0)).ntk.float()          # float32: asymmetric only by rounding
+    noisy = K + 1e-7 * K.abs().max() * torch.randn(6, 6, generator=torch.Generator().manual_seed(0))
+    np.testing.assert_allclose(nh.eigenvalues(noisy).numpy(), np.linalg.eigvalsh(K.double().numpy())[::-1],
+                               rtol=1e-5, atol=1e-5 * float(K.abs().max()))

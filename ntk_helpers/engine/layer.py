@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from .._checks import DTYPE, check_int, check_pair, check_shape
+from .._checks import DTYPE, check_device, check_int, check_pair, check_shape
 from . import planning
 from .blocks import blocked
 from .memory import heap_reuse
@@ -174,6 +174,7 @@ class Layer:
         shape = check_shape("in_shape", in_shape)
         width = check_int("width", width, minimum=1)
         seed = check_int("seed", seed, minimum=0)
+        device = check_device("device", device)
         context = Build(width, torch.Generator().manual_seed(seed), dtype)
         modules, _ = self.build(shape, context)
         return NTKSequential(*modules, in_shape=shape).to(device)

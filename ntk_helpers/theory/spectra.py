@@ -20,9 +20,20 @@ def _square(name: str, K) -> torch.Tensor:
     return K
 
 
+#: How far from symmetric a kernel matrix may be, relative to its largest entry: rounding of a float32 kernel
+#: (about 1e-7) passes, a matrix that is not a kernel does not.
+SYMMETRY_RTOL = 1e-5
+
+
 def eigenvalues(K) -> torch.Tensor:
-    """Eigenvalues of the symmetric matrix ``K`` (n, n), in descending order, float64."""
+    """Eigenvalues of the symmetric matrix ``K`` (n, n), in descending order, float64. A matrix that is not
+    symmetric (beyond rounding: ``SYMMETRY_RTOL`` of its largest entry) is an error: its eigenvalues may be
+    complex, and those of its symmetric part would be a silent answer to another question."""
     K = _square("K", K)
+    asymmetry, scale = float((K - K.T).abs().max()), float(K.abs().max())
+    if asymmetry > SYMMETRY_RTOL * scale:
+        raise ValueError(f"eigenvalues(K) needs a symmetric kernel matrix: K differs from K.T by up to {asymmetry:.3g} "
+                         f"(largest entry {scale:.3g}); for a general matrix use torch.linalg.eigvals(K)")
     return torch.linalg.eigvalsh((K + K.T) / 2).flip(0)
 
 
