@@ -252,3 +252,18 @@ def test_link_rewriting(builder):
     page = builder.rewrite_links('<a href="../exercises/chapter4/ex4_1.ipynb">exercise 4.1</a>', "notebooks",
                                  targets)
     assert page.startswith('<span class="ntk-offsite"') and "exercises/chapter4/ex4_1.ipynb" in page
+
+
+def test_check_cells_are_left_out_and_answers_stay_collapsed(site, edition):
+    """A lesson's verification cells (tagged check) are for JupyterLab and nbval, not for readers of the site;
+    the answers to its questions are on the page, inside <details> (closed until the reader opens them)."""
+    out, _ = site
+    for lesson in _lessons(edition):
+        nb = nbformat.read(lesson, as_version=4)
+        page = html.unescape((out / edition.folder / f"{lesson.stem}.html").read_text(encoding="utf-8"))
+        checks = [c for c in nb.cells if c.cell_type == "code" and "check" in c.metadata.get("tags", [])]
+        shown = [c.source.splitlines()[0] for c in checks if c.source.strip() and c.source.splitlines()[0] in page]
+        assert not shown, f"{edition.folder}/{lesson.stem}.html shows check cells starting {shown[:3]}"
+        answers = sum(c.source.count("<details>") for c in nb.cells if c.cell_type == "markdown")
+        assert page.count("<details>") == answers, \
+            f"{lesson.stem}: expected {answers} collapsed answers on the page, found {page.count('<details>')}"

@@ -158,10 +158,10 @@ def template(name: str, root: Path = ROOT) -> Catalog:
     catalog = _new_catalog(name)
     if name == CODE:
         for text, where in code_messages(root):
+            file, line = where.rsplit(":", 1)
             if text in catalog:
-                catalog.get(text).locations.append(tuple(where.rsplit(":", 1)))
+                catalog.get(text).locations.append((file, int(line)))
             else:
-                file, line = where.rsplit(":", 1)
                 catalog.add(text, locations=[(file, int(line))], auto_comments=["printed by code"],
                             flags=("python-brace-format",) if "{" in text else ())
         return catalog

@@ -3,20 +3,7 @@
 # [在 Colab 中打开](https://colab.research.google.com/github/ntk-notebooks/ntk-notebooks/blob/main/notebooks/zh/00_start_here.ipynb) · [Binder](https://mybinder.org/v2/gh/ntk-notebooks/ntk-notebooks/HEAD?labpath=notebooks%2Fzh%2F00_start_here.ipynb)（在 Colab 上，要让图和滑块显示中文，请先运行 `%pip install mplfonts==0.0.11` 和 `%env NTK_LESSON_LANGUAGE=zh`）
 # （[English version / 英文版](../00_start_here.ipynb)）
 #
-# 这组 notebook 讲授**神经正切核**（NTK），以及网络结构如何决定它的形式。
-# 内容跟随教材第 4 章（「不同网络结构下的 NTK 形式」）及其配套的 NTK 综述。
-# 各节编号（4.1.1、4.2、…）与教材一致，方便你把两者对照着读。
-#
-# 凡是教材或综述有误的地方，我们都会用下面这样的方框指出来，给出正确的说法，并附上可以亲手运行的实验。
-# 方框会注明引文的出处：**教材原文**引自教材第 4 章，**综述原文**引自 NTK 综述。
-#
-# > **教材原文：** …（或 **综述原文：** …）  
-# > **正确的说法：** …（并有一个用 `assert` 检验它的代码单元格）
-#
-# 两份文本中的每一处错误，以及演示该错误的课程，都列在[勘误表](../../ERRATA.zh.md)中。
-#
-# **预备知识：** Python、一点线性代数（特征值、Gram 矩阵）以及梯度下降的基本思想。
-# 不需要 JAX：所有代码都是普通的 PyTorch。
+# 这组 notebook 讲授**神经正切核**（NTK）：它是什么，为什么非常宽的网络训练起来就像一个核方法，以及网络结构（深度、激活函数、卷积、残差连接、归一化）如何决定它是哪一个核。所有代码都是普通的 PyTorch，每一课在笔记本电脑上都能在一分钟内运行完毕。课程跟随一本教材的第 4 章和一篇 NTK 综述，标题中保留教材的节号（4.1、4.2、…），但你不需要读这两份文本：每一课都会写明它用到的结论，以及证明这些结论的论文。
 
 # %%
 # On Colab (or any Jupyter without this course's package) this installs it (once); here it does nothing.
@@ -27,12 +14,238 @@ if importlib.util.find_spec("ntk_helpers") is None:
     importlib.invalidate_caches()
 
 # %% [markdown]
+# ## 本课内容
+#
+# - NTK $\Theta(x,x')$ 衡量的是什么：在一个输入上走一步梯度下降，会让另一个输入上的输出移动多少；
+# - 关于它随宽度增大的行为，人们证明了什么，由谁证明；
+# - 本课程中的同一份结构描述如何同时给出有限宽的 PyTorch 网络和它精确的无限宽核，以及课程如何比较这两者；
+# - 如何把核读作两个输入之间夹角的函数，以及深度和激活函数对它有什么影响；
+# - 每个主题在课程中的位置，以及每一课都使用的记号和术语。
+#
+# **预备知识：** Python 与 PyTorch、一点线性代数（特征值、Gram 矩阵）、梯度下降；后面的课程还需要高斯过程的基本概念。不需要 JAX。
+
+# %% [markdown]
+# ## 一图看懂核心思想
+#
+# 在单个训练输入 $x_0$ 上走一步梯度下降：网络在*每一个*输入 $x$ 上的输出都会移动，一阶近似下移动量是 $\eta\,\Theta(x,x_0)$ 乘以推动量，其中 $\Theta(x,x_0) = \nabla_\theta f(x)\cdot\nabla_\theta f(x_0)$ 就是神经正切核。NTK 是一张表，记录在一个输入上的学习如何改变另一个输入上的预测；网络越宽，这张表就越接近一个只由网络结构决定的固定的核。
+#
+# 下面，一个宽度为 1024、输入位于圆周上的 ReLU 网络，在角度 0° 处的输入上以学习率 $\eta = 0.1$ 走一步梯度下降，这个输入的目标值设为比当前输出高 1。圆点是 $f$ 在圆周上 72 个输入处的实际变化；两条曲线是一阶预测 $\eta\,\Theta(x,x_0)$，分别用这个网络自己的 NTK 和无限宽的 NTK 计算。
+
+# %%
+import matplotlib.pyplot as plt
+import ntk_helpers as nh
+from ntk_helpers.course import tour
+
+nh.plotting.use_style()
+step = tour.one_step(nh.mlp(depth=2, activation="relu"), width=1024, lr=0.1, seed=0)
+
+fig, ax = plt.subplots(figsize=(7.5, 4.2))
+ax.axhline(0, color="0.6", lw=1)
+ax.plot(step.degrees, step.measured, "o", ms=4, label=nh._("measured: f after the step − f before"))
+ax.plot(step.degrees, step.predicted, "-", label=nh._(r"$\eta\,\Theta(x, x_0)$, this network's NTK"))
+ax.plot(step.degrees, step.limit, "--", color="0.3", label=nh._(r"$\eta\,\Theta(x, x_0)$, infinite width"))
+ax.set(xlabel=nh._(r"angle between $x$ and the trained input $x_0$ (degrees)"), xticks=range(-180, 181, 60),
+       ylabel=nh._(r"change of $f(x)$"))
+ax.set_title(nh._(r"One step on $x_0$ moves $f$ everywhere, most near $x_0$"))
+ax.legend(loc="upper left", fontsize=9.5)
+plt.show()
+print(nh._("measured vs first order: {taylor:.1%} apart; this network's NTK vs the limit: {width:.1%} apart")
+      .format(taylor=step.taylor_gap, width=step.width_gap))
+
+# %% [markdown]
+# **先预测，再验证。**
+#
+# 1. 目标值比 $f(x_0)$ 高 1。这一步达到目标了吗？多大的学习率能一步到位？如果用三倍于它的学习率一步接一步地走下去，会发生什么？
+#
+# <details><summary>答案</summary>
+#
+# 没有：$f(x_0)$ 上升了 0.61，接近 $\eta\,\Theta(x_0,x_0) = 0.1 \times 6 = 0.6$（6 是这个网络在无限宽时的 $\Theta(x_0,x_0)$）。每一步都把误差 $f(x_0) - y_0$ 乘以 $1 - \eta\,\Theta(x_0,x_0)$，所以 $\eta = 1/6 \approx 0.17$ 一步就能到达目标（在一阶近似下）。取 $\eta = 0.5$ 时这个因子是 $1 - 3 = -2$：每一步都越过目标，越过的量是上一步误差的两倍，在这个输入上的训练会发散。只有 $\eta < 2/\Theta(x_0,x_0)$ 时各步才是稳定的；第 07 课把这一点推广为整个训练集上的学习率上限。
+#
+# </details>
+#
+# 2. 有没有哪个输入朝相反方向（向下）移动？
+#
+# <details><summary>答案</summary>
+#
+# 没有：每个圆点都在 0 之上。这个 ReLU 网络的 NTK 在每个角度上都是正的，所以抬高 $f(x_0)$ 会让各处的 $f$ 都升高，在圆周的另一侧升得最少（0.05）。如果换成不带偏置的奇激活函数（erf、tanh），与 $x_0$ 相对的输入会下降，降幅与 $x_0$ 的升幅相同，下面的滑块会展示这一点。
+#
+# </details>
+#
+# 3. 圆点与实线相差 0.4 %，实线与虚线相差 3 %。把 $\eta$ 减半，哪个差距会缩小？把网络加宽呢？
+#
+# <details><summary>答案</summary>
+#
+# 第一个差距是一阶泰勒展开忽略掉的部分：步子越小它越小（$\eta = 0.05$ 时为 0.3 %），网络越宽它也越小（宽度 4096 时为 0.1 %）。第二个差距比较的是两个核，即这个网络的核与极限的核，它与 $\eta$ 完全无关，只随宽度缩小，平均而言按 $m^{-1/2}$ 缩小。第 01 课会在多个宽度下重复这张图，并测量核为什么不再移动。
+#
+# </details>
+
+# %% tags=["check"]
+# Seeded, float64: each bound brackets the number the answers quote (the width of its rounding); other seeds
+# give other gaps (lesson 01 measures their spread).
+relu = nh.mlp(depth=2, activation="relu")
+wider = tour.one_step(relu, width=4096, lr=0.1, seed=0)
+smaller = tour.one_step(relu, width=1024, lr=0.05, seed=0)
+nh.check_close("infinite-width Θ(x₀, x₀) of the depth-2 ReLU network",   # an exact kernel: rounding only
+               step.limit[step.degrees == 0] / step.lr, [6.0], rtol=1e-9)
+nh.check_close("one step raised f(x₀) by about η Θ(x₀, x₀) = 0.6", step.at(0), 0.6, rtol=0.05)
+nh.check_close("the rise of f(x₀), as quoted", step.at(0), 0.61, atol=0.005)
+nh.check_between("the smallest change on the circle (positive: no input went down)", step.measured.min(),
+                 0.045, 0.055)
+nh.check_between("measured vs first order, width 1024, η = 0.1 (quoted 0.4 %)", step.taylor_gap,
+                 0.0035, 0.0045)
+nh.check_between("this network's NTK vs infinite width (quoted 3 %)", step.width_gap, 0.025, 0.035)
+nh.check_between("measured vs first order at η = 0.05 (quoted 0.3 %)", smaller.taylor_gap, 0.0025, 0.0035)
+nh.check_between("measured vs first order at width 4096 (quoted 0.1 %)", wider.taylor_gap, 0.0005, 0.0015)
+nh.check_close("halving η leaves the kernel gap as it was", smaller.width_gap, step.width_gap, rtol=1e-9)
+
+# %% [markdown]
+# ## 关于 NTK 我们知道什么
+#
+# **为什么是 NTK 支配着训练。** 设 $\ell$ 是训练输入 $x_1, \dots, x_n$ 上的损失。一步梯度下降使参数移动 $\Delta\theta = -\eta\sum_i \frac{\partial \ell}{\partial f(x_i)}\,\nabla_\theta f(x_i)$，所以在一阶近似下，每个输出的移动量为
+#
+# $$\Delta f(x) \approx \nabla_\theta f(x)\cdot\Delta\theta
+#   = -\eta\sum_{i=1}^n \Theta(x,x_i)\,\frac{\partial \ell}{\partial f(x_i)} .$$
+#
+# 对平方损失 $\ell = \frac12\sum_i (f(x_i) - y_i)^2$，最后一个因子就是残差 $f(x_i) - y_i$（在上面的图中：只有一个输入，残差为 $-1$）。这里的推导完全不需要网络很宽。宽度带来的是：$\Theta$ 不再随机，也不再移动。
+#
+# **已经证明的结论**（针对采用下文记号中 NTK 参数化的网络，宽度 $m \to \infty$）：
+#
+# - *在初始化时*，NTK 收敛到一个确定性的核 $\Theta_\infty$，它可以由网络结构通过逐层递归算出（Jacot, Gabriel & Hongler 2018，定理 1）。第 02 课推导这个递归；第 03–06 课把它推广到卷积、残差块、归一化和其他激活函数。
+# - *在训练过程中*，用梯度流训练到任意有限时刻，并且对一般的损失（平方损失、交叉熵、…）都成立：NTK 始终停留在 $\Theta_\infty$，网络的训练就像一个关于参数的线性模型，核固定不变（Jacot et al. 2018，定理 2，针对光滑的激活函数）。Lee et al.（2019）证明，在梯度下降下，网络始终接近它关于参数的一阶泰勒展开。
+# - *对平方损失*，训练有闭式解：训练结束时，网络等于它的初始函数 $f_0$ 加上以 $\Theta_\infty$ 为核、对残差 $y - f_0$ 做的核回归；若 $\Theta_\infty$ 正定且学习率足够小，这一近似在整个训练时间上都成立（Lee et al. 2019，定理 2.1；ReLU 网络见 Arora et al. 2019）。第 07 课把它与真实的梯度下降作对比检验。
+#
+# 这些定理需要怎样的缩放方式和学习率，以及核在什么情况下反而会移动，正是第 01 课开篇的内容。
+
+# %% [markdown]
+# ## 同一份描述，两个世界
+#
+# 在本课程中，一个网络结构只写一次，例如 `nh.mlp(depth, activation)`；这一份描述同时给出上述定理的两边：一个可以训练的有限宽 PyTorch 网络，以及精确的无限宽核。每一课都把这两者放在一起比较。
+
+# %%
+tour.draw_course_map()
+plt.show()
+
+# %% [markdown]
+# ## 检查环境是否正常
+#
+# 下面就是这种比较：一个深度为 2 的 ReLU 网络，在 $\mathbb R^3$ 中的 5 个输入上，它的精确 NTK，以及由同一份描述构建的一个宽度为 2048 的随机网络的经验 NTK。
+
+# %%
+net = nh.mlp(depth=2, activation="relu")       # 2 × (dense → relu), then dense(1)
+x = nh.sphere(5, d=3, seed=0)                  # 5 points with |x|² = d
+kernel = net.kernel(x)                         # infinite width: exact
+model = net.network(3, width=2048, seed=0)     # a finite network of the same architecture
+theta = nh.empirical_ntk(model, x)             # its NTK: the 5 × 5 Gram matrix of parameter gradients
+relative_error = float((theta - kernel.ntk).norm() / kernel.ntk.norm())
+print(net)
+print(nh._("NTK diagonal at infinite width: {values}").format(values=kernel.ntk.diagonal().numpy().round(3)))
+print(nh._("NTK diagonal at width 2048: {values}").format(values=theta.diagonal().numpy().round(3)))
+print(nh._("relative difference of the two 5 × 5 kernels: {error:.1%}").format(error=relative_error))
+
+# %% tags=["check"]
+import torch
+
+# One network of width 2048 is a few % from the limit (the spread shrinks like m^(-1/2): lesson 01); 10 %
+# leaves room for any seed.
+nh.check_between("width 2048 vs infinite width: relative difference of the NTK", relative_error, 0.0, 0.1)
+nh.check_close("the empirical NTK is symmetric", theta, theta.T, rtol=1e-12)
+smallest = torch.linalg.eigvalsh(theta).min()
+nh.check_that("the empirical NTK is positive definite (5 independent gradients)", smallest > 0,
+              measured=smallest, expected="> 0")
+
+# %% [markdown]
+# ## 试试滑块：按夹角看核
+#
+# 对长度相同的两个输入，全连接网络的 NTK 只取决于它们之间的夹角。除以夹角为 0 时的值，就得到**归一化 NTK** $\Theta(x,x')/\sqrt{\Theta(x,x)\,\Theta(x',x')}$：一个介于 −1 与 1 之间的相关系数。由上面那张图可知，它表示在 $x'$ 上走一步时 $f(x)$ 移动的幅度与 $f(x')$ 自身移动幅度之比：1 表示一样多，0 表示完全不动，−1 表示朝相反方向移动同样多。
+#
+# 左图画出所选**深度**和**激活函数**下它随夹角的变化，虚线是深度 1，用作对照；标题读出曲线在 30°、90° 和 180° 处的值。右图把同一个核画成圆周上相隔 30° 的 12 个输入的 12 × 12 Gram 矩阵（红色：接近 1，白色：0，蓝色：负值），也就是核回归会用到的矩阵。这里所有网络都取 $\sigma_w = \sqrt2$、不带偏置。先试几种设置，再回答图下方的问题。
+
+# %%
+def draw(depth, activation):
+    profile = tour.angle_profile(depth, activation)        # normalized NTK by angle, cached
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11.5, 4.3), width_ratios=[1.3, 1])
+    left.plot(profile.degrees, profile.depth_one, "--", color="0.6", label=nh._("depth 1"))
+    left.plot(profile.degrees, profile.values, label=nh._("depth {depth}").format(depth=depth))
+    left.set(xlabel=nh._("angle between the two inputs (degrees)"), ylabel=nh._("normalized NTK"),
+             xticks=range(0, 181, 30), ylim=(-1.08, 1.08), title=tour.profile_title(profile))
+    left.legend(loc="upper right")
+    nh.plotting.heatmap(right, profile.gram, title=nh._("the same kernel on 12 inputs 30° apart"),
+                        xlabel="point index j (angle 30°·j)", ylabel="point index i (angle 30°·i)",
+                        symmetric=True, vmax=1.0, colorbar_label="normalized NTK (correlation)")
+
+
+# %% tags=["nbval-ignore-output"]
+nh.widgets.live_figure(draw, depth=nh.widgets.depth_slider(2, max=50),
+                       activation=nh.widgets.activation_dropdown("relu"))
+
+# %% [markdown]
+# **先预测，再验证。** 每个问题都请先做出预测，再去拖动控件。
+#
+# 1. 选 relu，把深度从 1 调到 50。到深度 50 时，核还能区分相隔 30° 的两个输入和方向相反的两个输入吗？leaky_relu 有什么不同吗？
+#
+# <details><summary>答案</summary>
+#
+# 几乎不能。深度 50 时，ReLU 在 30° 处为 0.34，90° 处为 0.29，180° 处为 0.28：曲线几乎是平的，任意两个不同的输入几乎都得到同一个值，而每个输入与自身的值保持为 1。leaky_relu 在两位小数内给出同样的值。深层 ReLU 核会遗忘夹角，但遗忘得很慢，也不彻底：随着深度增大，对角线以外的值趋于 ¼，而不是 1，所以核矩阵保持满秩。这两点都由第 02 课推导。
+#
+# </details>
+#
+# 2. 预测一下深度 50 时的 gelu：像 ReLU 一样几乎是平的吗？然后比较深度 10 和深度 50。
+#
+# <details><summary>答案</summary>
+#
+# 不是平的：深度 50 时 gelu 在 30° 处为 0.64，180° 处为 0.40，所以它仍能区分相邻的输入和方向相反的输入。而且它的变化方向与 ReLU 相反：深度 10 时这两个值是 0.54 和 0.16，所以从深度 10 到 50，曲线反而*升高*了。原因在于信号的尺度。在 $\sigma_w = \sqrt2$、不带偏置时，GELU 每经过一层都使信号的方差缩小，方差变小之后缩小的倍数趋于 ½（深度 50 时输出的方差为 $2.6\cdot10^{-12}$），而在 0 附近 $\mathrm{GELU}(u) \approx u/2$ 几乎是线性的；线性层会把夹角原样传下去。第 02 课说明 $\sigma_w$ 和偏置如何决定这类区域。
+#
+# </details>
+#
+# 3. 先别看：深度 50 时 erf 在 180° 和 30° 处分别给出多少？为什么 identity 在每个深度下看起来都一样？
+#
+# <details><summary>答案</summary>
+#
+# 在 180° 处恰好是 −1，在每个深度下都是如此，erf、tanh 和 identity 都一样。不带偏置的奇激活函数使整个网络是奇函数，$f(-x) = -f(x)$，所以 $\nabla_\theta f(-x) = -\nabla_\theta f(x)$，从而 $\Theta(x,-x) = -\Theta(x,x)$。在深度 50、30° 处，erf 给出 0.00，tanh 给出 0.01：在 $\sigma_w = \sqrt2$ 时两者都处于*混沌*相，相邻的输入一层一层地变得不相关（第 02 课）。identity 即线性网络，在每个深度下都给出 $\cos\theta$（30° 处为 0.87）：它的 NTK 的每一项都是一个常数乘以 $x\cdot x'$，归一化把这个常数约掉了。
+#
+# </details>
+
+# %% tags=["check"]
+import numpy as np
+
+# The kernels are exact (closed forms, or quadrature good to about 1e-10); the answers quote them to 2
+# decimals, so each quoted value is within 0.005 of the kernel.
+at = lambda depth, activation, *angles: [tour.angle_profile(depth, activation).at(a) for a in angles]
+nh.check_close("relu, depth 50: normalized NTK at 30°, 90°, 180°", at(50, "relu", 30, 90, 180),
+               [0.34, 0.29, 0.28], atol=0.005)
+nh.check_close("leaky_relu, depth 50: the same to two decimals", at(50, "leaky_relu", 30, 90, 180),
+               [0.34, 0.29, 0.28], atol=0.005)
+off_diagonal = tour.angle_profile(50, "relu").gram[~np.eye(12, dtype=bool)]
+nh.check_between("relu, depth 50: spread of the off-diagonal values", np.ptp(off_diagonal), 0.0, 0.06)
+nh.check_between("relu, depth 1000: the value at 180° approaches ¼", at(1000, "relu", 180)[0], 0.25, 0.26)
+nh.check_close("gelu, depth 50: normalized NTK at 30° and 180°", at(50, "gelu", 30, 180), [0.64, 0.40],
+               atol=0.005)
+nh.check_close("gelu, depth 10: normalized NTK at 30° and 180°", at(10, "gelu", 30, 180), [0.54, 0.16],
+               atol=0.005)
+variance = nh.mlp_kernels_by_depth(nh.circle(1)[1], depth=50, activation="gelu").nngp[:, 0, 0]
+nh.check_close("gelu: the output's variance at depth 50 (quoted 2.6e-12)", variance[-1], 2.6e-12, rtol=0.02)
+ratios = variance[1:] / variance[:-1]
+nh.check_that("gelu: every layer shrinks the variance", bool((ratios < 1).all()), measured=ratios.max(),
+              expected="< 1")
+nh.check_close("gelu: the variance halves at each deep layer", variance[-1] / variance[-2], 0.5, rtol=0.01)
+for depth in (1, 50):
+    nh.check_close("erf, tanh, identity: exactly −1 at 180°",
+                   [at(depth, a, 180)[0] for a in ("erf", "tanh", "identity")], [-1.0] * 3, atol=1e-9)
+nh.check_close("erf and tanh, depth 50: normalized NTK at 30°", at(50, "erf", 30) + at(50, "tanh", 30),
+               [0.00, 0.01], atol=0.005)
+regimes = [nh.signal_regime(a, sigma_w=2 ** 0.5, sigma_b=0.0).name for a in ("erf", "tanh")]
+nh.check_that("erf and tanh at σ_w = √2 without bias are in the chaotic phase", regimes == ["chaotic"] * 2,
+              measured=", ".join(regimes), expected="chaotic, chaotic")
+nh.check_close("identity: cos 30° at depths 1 and 50", at(1, "identity", 30) + at(50, "identity", 30),
+               [np.cos(np.pi / 6)] * 2, rtol=1e-12)
+
+# %% [markdown]
 # ## 课程一览
 #
 # | 课程 | 教材章节 | 你将看到的内容 |
 # |---|---|---|
-# | [00 从这里开始](00_start_here.ipynb) | — | 课程地图、记号、术语表 |
-# | [01 NTK 基础](01_ntk_basics.ipynb) | 综述 §2–3 | 定义、两种行不通的计算做法、收敛：波动 ~ $m^{-1/2}$，偏差 ~ $1/m$ |
+# | [00 从这里开始](00_start_here.ipynb) | — | NTK 是什么、课程地图、记号、术语表、第一个滑块 |
+# | [01 NTK 基础](01_ntk_basics.ipynb) | 综述 §1–3 | 宽网络的学习如同它的线性化：十行代码算出 NTK、一步梯度下降、核为何保持不变 |
 # | [02 MLP 递归](02_mlp_recursion.ipynb) | 4.1 | 逐层递归公式、对核退化的正确理解、有序与混沌 |
 # | [03 CNN](03_cnn.ipynb) | 4.2 | 像素对核、平移不变性需要池化、手写数字、步长/扩张、最大池化与平均池化 |
 # | [04 ResNet](04_resnet.ipynb) | 4.3 | 分支缩放 α = 1、1/√L、1/L：指数增长的 NTK 与有界的 NTK |
@@ -58,10 +271,11 @@ if importlib.util.find_spec("ntk_helpers") is None:
 # ## 如何使用这些课程
 #
 # - 先**全部运行**一遍（菜单 *Run → Run All Cells*（中文界面：*运行 → 运行所有单元格*））；每一课在笔记本电脑上都能在一分钟内运行完毕。
+# - **先预测，再验证。** 每个滑块之后和每一课的结尾都有问题。在打开**答案**之前，先写下你的预测。
 # - 拖动**滑块**时，图会随之重绘。点击滑块后，可以用方向键逐步调整。
-# - 以 `assert` 结尾的代码单元格就是本课的论断，每次运行都会重新检验。
-#   如果改动某个参数后 assert 失败了，说明你找到了这个论断的适用边界：请读一读报错信息。
+# - **检验单元格**（默认折叠，点击即可展开）存放本课的论断，每条一行 ✓，每次运行本课都会重新检验。如果改动某个参数后某项检验失败了，说明你找到了这个论断的适用边界：报错信息会写明预期值和实测值。
 # - 所有随机数都固定了种子：每次运行都会得到同样的数字。
+# - 如果你读过教材或综述：每一课的最后一节以折叠的方式列出它们与本课所展示内容的不同之处，[勘误表](../../ERRATA.zh.md)则列出了所有这样的地方。
 # - 授课教师：`nh.plotting.use_style(lecture=True)` 会把所有图放大到适合投影的尺寸。
 
 # %% [markdown]
@@ -86,11 +300,15 @@ if importlib.util.find_spec("ntk_helpers") is None:
 # %% [markdown]
 # ## Glossary · 术语表
 #
+# 各课使用的术语，每个都附有中文版统一使用的那一个中文词。遇到生词时再打开。
+#
+# <details><summary>术语表（点击展开）</summary>
+#
 # | English | 中文 | 一句话说明 |
 # |---|---|---|
 # | neural tangent kernel (NTK) | 神经正切核（教材作“神经切线核”） | 参数梯度的内积：$\Theta(x,x') = \nabla_\theta f(x)\cdot\nabla_\theta f(x')$ |
 # | NNGP kernel | 神经网络高斯过程核 | 网络输出在随机初始化下的协方差 |
-# | infinite-width limit | 无限宽极限 | 宽度 → ∞：NTK 变为确定性的，并且在下文所列条件下，训练中保持不变 |
+# | infinite-width limit | 无限宽极限 | 宽度 → ∞：NTK 变为确定性的，并在一定条件下（第 01 课）在训练中保持不变 |
 # | NTK parameterization | NTK 参数化 | 权重取自 $\mathcal N(0,1)$，在前向传播中乘以 $\sigma_w/\sqrt{\text{fan-in}}$ |
 # | dual activation | 对偶激活（核）函数 | 激活函数如何变换高斯协方差：$E$ 与 $\dot E$ |
 # | kernel collapse | 核退化 | 深层的核会遗忘输入之间的夹角 |
@@ -101,67 +319,80 @@ if importlib.util.find_spec("ntk_helpers") is None:
 # | global average pooling | 全局平均池化 | 对所有像素位置取平均 |
 # | kernel regression | 核回归 | 用 $K_{*X} K_{XX}^{-1} y$ 作预测 |
 #
-# **NTK 什么时候在训练中保持不变？** 在无限宽极限下，而且要满足以下条件：
-# 采用 NTK 参数化（或者采用标准参数化，同时令学习率 ∝ 1/宽度）；学习率不随宽度的增大而改变；
-# 训练时间有限；用梯度流或梯度下降训练平方损失（Jacot et al. 2018；Lee et al. 2019）。
-# 让核冻结的是缩放方式，而不单单是宽度：在最大更新参数化 μP 下，核在任何宽度下都会有 $O(1)$ 的变化
-# （Yang & Hu 2021），第 05 课会实际测量这一点。
+# </details>
 
 # %% [markdown]
-# ## 检查环境是否正常
+# ## 检验你的理解
 #
-# 同一份结构描述同时给出两个世界：`net.kernel(...)` 是无限宽的核，
-# `net.network(...)` 是有限宽的 PyTorch 模型。
-
-# %%
-import torch
-import matplotlib.pyplot as plt
-import ntk_helpers as nh
-
-nh.plotting.use_style()
-net = nh.mlp(depth=2, activation="relu")      # 2 × (dense → relu), then dense(1)
-x = nh.sphere(5, d=3, seed=0)                 # 5 points with |x|² = d
-kernel = net.kernel(x)
-print(net)
-print("analytic NTK diagonal:", kernel.ntk.diagonal().numpy().round(4))
-
-# %%
-model = net.network(3, width=2048, seed=0)     # a finite network of the same architecture
-theta = nh.empirical_ntk(model, x)
-relative_error = float((theta - kernel.ntk).norm() / kernel.ntk.norm())
-print(f"finite (width 2048) vs infinite NTK: relative difference {relative_error:.3f}")
-assert relative_error < 0.1, (
-    f"width-2048 vs analytic NTK: expected a relative difference below 0.1, measured {relative_error:.3f}")
+# 1. 一个网络有 $P$ 个参数，你在 $n$ 个输入上计算它的 NTK。这个矩阵是什么形状？为什么它是半正定的？它的秩受什么限制？
+#
+# <details><summary>答案</summary>
+#
+# 它是 $n \times n$ 的：$\Theta = J J^\top$，其中 $J$ 是 $n \times P$ 矩阵，各行是梯度 $\nabla_\theta f(x_i)$。Gram 矩阵是半正定的，$v^\top J J^\top v = \lVert J^\top v\rVert^2 \ge 0$，它的秩至多为 $\min(n, P)$。
+#
+# </details>
+#
+# 2. 在一整批数据上走一步梯度下降，损失为 $\frac12\sum_i (f(x_i) - y_i)^2$，学习率为 $\eta$：在一阶近似下，$f$ 在一个不属于这批数据的测试输入 $x$ 上如何变化？
+#
+# <details><summary>答案</summary>
+#
+# $\Delta f(x) \approx -\eta\sum_i \Theta(x,x_i)\,(f(x_i) - y_i)$：每个训练输入都按它自己的残差拉动 $f(x)$，权重是 $x$ 与它之间的核。测试输入不需要标签，起作用的只是它与训练输入之间的核。
+#
+# </details>
+#
+# 3. 为什么归一化 NTK 总是介于 −1 与 1 之间？
+#
+# <details><summary>答案</summary>
+#
+# 它是 $\nabla_\theta f(x)\cdot\nabla_\theta f(x')$ 除以 $\lVert\nabla_\theta f(x)\rVert\,\lVert\nabla_\theta f(x')\rVert$，即两个梯度向量夹角的余弦；柯西–施瓦茨不等式保证它的绝对值不超过 1。当且仅当两个梯度方向相同时它等于 1。
+#
+# </details>
+#
+# 4. NNGP 核 $\Sigma$ 和 NTK $\Theta$ 都是同一个网络的核。哪一个描述输出在随机初始化下的波动，哪一个描述梯度下降如何移动输出？
+#
+# <details><summary>答案</summary>
+#
+# $\Sigma$ 是输出在随机初始化下的协方差：在无限宽时，$f_0$ 是以 $\Sigma$ 为核的高斯过程。$\Theta$ 是训练步的核，正如上面 $\Delta f(x)$ 的公式所示。对平方损失，训练后网络预测的均值是以 $\Theta$ 为核的核回归；它在不同初始化之间的波动则同时涉及两个核（第 07 课）。
+#
+# </details>
+#
+# 5. 宽度 2048 的网络的 NTK 与无限宽的 NTK 相差几个百分点。宽度 8192 的网络大约会相差多少？为什么不是精确的？
+#
+# <details><summary>答案</summary>
+#
+# 大约一半：单个网络偏离极限的程度按 $m^{-1/2}$ 缩小，而 $8192 = 4 \times 2048$。之所以不精确，是因为这个偏差是随机的：换一个种子就会得到另一个数，只有它的典型大小遵循 $m^{-1/2}$。第 01 课在许多种子上测量这个斜率。
+#
+# </details>
 
 # %% [markdown]
-# 第 01 课会展示这个差异如何随宽度的增大而缩小。
+# ## 小结
 #
-# ## 试试滑块
+# - NTK $\Theta(x,x') = \nabla_\theta f(x)\cdot\nabla_\theta f(x')$ 表示在 $x'$ 上走一步梯度下降会让 $x$ 处的输出移动多少：$\Delta f(x) \approx -\eta\,\Theta(x,x')\,\partial\ell/\partial f(x')$。
+# - 随着宽度增大（NTK 参数化），它变成一个由网络结构决定的确定性的核（Jacot et al. 2018）；在有限的训练时间内，对一般的损失，它保持不变；对平方损失，训练后的网络等于 $f_0$ 加上核回归（Lee et al. 2019）。这些结论何时成立，由第 01 课说明。
+# - `ntk_helpers` 中的同一份描述同时给出有限宽的 PyTorch 网络和精确的无限宽核；宽度 2048 的网络的 NTK 与极限只差几个百分点。
+# - 归一化 NTK 可以读作输入之间的相关系数。随着深度增大，ReLU 的曲线几乎变平（深度 50 时约为 0.3），不带偏置的 erf 和 tanh 除了在相反的输入处（恰好为 −1）以外都趋于 0，GELU 保留了夹角信息（深度 50 时为 0.64 和 0.40），而线性网络的 $\cos\theta$ 永远不变。
+# - 第 02–06 课让核依次经过各种网络结构，第 07 课经过训练，第 08 课经过它的谱。
+
+# %% [markdown]
+# ## 给第 4 章及综述的读者
 #
-# 拖动**深度**滑块并选择一种**激活函数**：热图显示圆周上 12 个点的归一化 NTK
-# $\Theta(x_i,x_j)/\sqrt{\Theta(x_i,x_i)\,\Theta(x_j,x_j)}$，其中第 $i$ 个点位于角度 $30°\cdot i$ 处。
-# 归一化的核就是相关系数，所以每个元素都在 −1 与 1 之间；无论怎样设置，色标都固定为 −1 … 1：
-# 红色表示接近 1（网络认为这两个输入相似），白色为 0，蓝色为负。
-# 不带偏置的奇激活函数（erf、tanh、恒等函数 identity）对相对的两点（$j = i \pm 6$）恰好给出 −1，
-# 因为它们的核随 $x$ 变号。到深度 50 时，热图几乎已经丢掉了角度信息：
-# ReLU 和 leaky ReLU 在对角线以外处处接近同一个值（约 0.3），GELU 的退化稍轻一些；
-# erf 和 tanh 只保留了对角线（1）和相对的点（−1），其余各处约为 0；
-# 只有恒等函数（即线性网络）在任何深度下都保持 $\cos\theta$。
-# 网络变深时看到的这些现象，第 02 课会给出解释。
-
-# %%
-angles, circle_x = nh.circle(12)
-
-def draw_gram(depth, activation):
-    k = nh.mlp(depth, activation).kernel(circle_x)
-    fig, ax = plt.subplots(figsize=(5.2, 4.2))
-    nh.plotting.heatmap(ax, nh.normalize(k.ntk), title=f"normalized NTK, depth {depth}, {activation}",
-                        xlabel="point index j (angle 30°·j)", ylabel="point index i (angle 30°·i)",
-                        symmetric=True, vmax=1.0, colorbar_label="normalized NTK (correlation)")
-
-# %% tags=["nbval-ignore-output"]
-nh.widgets.live_figure(draw_gram, depth=nh.widgets.depth_slider(2, max=50),
-                       activation=nh.widgets.activation_dropdown("relu"))
+# 每一课的结尾都会列出教材或综述中被本课证明为错误或不严谨的说法，每条一个折叠块，并附上它在[勘误表](../../ERRATA.zh.md)中的条目。其中有两条与本课展示的内容有关。
+#
+# <details><summary>综述 §1：训练后的宽网络的核预测器</summary>
+#
+# **综述原文：** 训练后的宽网络“退化为”以 NTK 为核的核预测器。
+#
+# **正确的说法：** 这是两个条件不同的结论。在 NTK 参数化下（或采用标准参数化，同时令学习率 ∝ 1/宽度），只要学习率不随宽度增大，NTK 在有限的训练时间内对一般的损失都保持不变（Jacot et al. 2018）。而训练后的网络是一个核预测器，即 $f_0$ 加上对 $y - f_0$ 的核回归（$f_0$ 是 NNGP 的一个随机样本），这只对平方损失、并且在训练结束时才成立（Lee et al. 2019）。见[勘误 B1](../../ERRATA.zh.md#b1)；第 01 课和第 07 课展示这两点。
+#
+# </details>
+#
+# <details><summary>§4.1.2：深层的核“变为常数或低秩”</summary>
+#
+# **教材原文：** 随着深度增加，NTK 变为常数或低秩。
+#
+# **正确的说法：** 这取决于激活函数及其尺度。上面的滑块显示，深度 50 的 ReLU 在对角线上为 1，在对角线以外约为 0.28–0.34：它的归一化 NTK 趋于 $\frac34 I + \frac14\mathbf 1\mathbf 1^\top$，这个矩阵是满秩的。见[勘误 A4](../../ERRATA.zh.md#a4)；第 02 课给出推导。
+#
+# </details>
 
 # %% [markdown]
 # **下一课：** [01 · NTK 基础](01_ntk_basics.ipynb)

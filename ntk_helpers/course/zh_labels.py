@@ -41,22 +41,13 @@ LABELS = {
     "normalized NTK (correlation)": "归一化 NTK（相关系数）",
 
     # 01 NTK basics
-    r"NTK $\Theta(x_i,x_j)$ (normalized)": r"NTK $\Theta(x_i,x_j)$（归一化）",
-    r"$\nabla_x f(x_i)\cdot\nabla_x f(x_j)$ (normalized)": r"$\nabla_x f(x_i)\cdot\nabla_x f(x_j)$（归一化）",
-    "two different kernels of one network": "同一个网络的两个不同的核",
-    "one network's error": "单个网络的误差",
     "width m": "宽度 m",
     "relative error vs infinite width": "相对无限宽极限的误差",
-    r"the empirical NTK converges like $m^{-1/2}$": r"经验 NTK 按 $m^{-1/2}$ 收敛",
     "spread (one network)": "波动（单个网络）",
     "bias (mean of 400)": "偏差（400 个的平均）",
     "leftover spread in the mean (spread/√400)": "平均值中剩余的波动（波动/√400）",
     "relative size vs infinite width": "相对无限宽极限的大小",
-    "normalized NTK of an erf network: spread vs bias": "erf 网络的归一化 NTK：波动与偏差",
-    r"effective rank $r_\mathrm{eff}$ of the NTK at init": r"初始化时 NTK 的有效秩 $r_\mathrm{eff}$",
-    "effective rank at initialization vs width": "初始化时的有效秩随宽度的变化",
     "one seed": "单个种子",
-    r"infinite width ($\Theta_\infty$)": r"无限宽（$\Theta_\infty$）",
     "infinite-width NTK": "无限宽 NTK",
     r"entries $\Theta(x_i,x_j)$": r"矩阵元 $\Theta(x_i,x_j)$",
     "perfect agreement": "完全一致",
@@ -93,15 +84,12 @@ LABELS = {
     "chaotic (3.0, 0.05)": "混沌 (3.0, 0.05)",
 
     # 03 CNN
-    "pixel-pair NNGP after two convolutions": "两层卷积后的像素对 NNGP",
     "pixel p′ of x′": "x′ 的像素 p′",
     "pixel p of x": "x 的像素 p",
     "shift s of x (pixels)": "x 的平移量 s（像素）",
     "relative change of Θ(T_s x, x′)": "Θ(T_s x, x′) 的相对变化",
     "kernel (infinite width)": "核（无限宽）",
     "test accuracy": "测试准确率",
-    "motif detection, 80 training signals": "图样检测，80 个训练信号",
-    "digits, 100 training images": "手写数字，100 张训练图像",
     "pixel p′ (the middle unit sits at p = 16)": "像素 p′（中间的单元位于 p = 16）",
     "correlation of units p and p′": "单元 p 与 p′ 的相关系数",
     "receptive fields overlap": "感受野重叠",
@@ -110,15 +98,10 @@ LABELS = {
     "input pixel q": "输入像素 q",
     "output unit p": "输出单元 p",
     "log₁₀ |∂f_p/∂x_q| (0 = largest)": "log₁₀ |∂f_p/∂x_q|（0 = 最大值）",
-    "NNGP with average pooling (exact)": "平均池化的 NNGP（精确）",
-    "NNGP with max pooling (Monte Carlo)": "最大池化的 NNGP（蒙特卡洛）",
-    "max = average": "最大 = 平均",
-    "kernel entries (± 2 standard errors)": "核矩阵元（± 2 个标准误）",
 
     # 04 ResNet
     "number of residual blocks L": "残差块数 L",
     r"α = 1 grows like $2^L$ ($10^{79}$ at L = 256)": r"α = 1 按 $2^L$ 增长（L = 256 时为 $10^{79}$）",
-    "bounded: α = 1/√L and α = 1/L": "有界：α = 1/√L 与 α = 1/L",
     "3e (limit of α = 1/√L)": "3e（α = 1/√L 的极限）",
     "2 (limit of α = 1/L)": "2（α = 1/L 的极限）",
     "Θ(x, x′) / Θ(x, x), 17° apart": "Θ(x, x′) / Θ(x, x)，相隔 17°",
@@ -234,18 +217,13 @@ TEMPLATES = [
     # ntk_helpers.course.plotting.loglog_fit
     (r"(.+) \(slope (-?[\d.]+)\)", r"\1（斜率 \2）", "one network's error (slope -0.52)"),
     (r"slope (-?[\d.]+) guide", r"斜率 \1 参考线", "slope -0.5 guide"),
-    # 00
-    (r"normalized NTK, depth (\d+), (\w+)", r"归一化 NTK，深度 \1，\2", "normalized NTK, depth 2, relu"),
     # 01
     (r"mean of (\d+) seeds", r"\1 个种子的平均", "mean of 6 seeds"),
     (r"width-(\d+) NTK \(seed 0\)", r"宽度 \1 的 NTK（种子 0）", "width-256 NTK (seed 0)"),
-    (r"(\w+), depth (\d+): relative error ([\d.]+)", r"\1，深度 \2：相对误差 \3",
-     "relu, depth 3: relative error 0.180"),
     # 02
     (r"(\d+) units of one network", r"同一个网络的 \1 个单元", "4096 units of one network"),
     (r"(NTK|NNGP), depth (\d+)", r"\1，深度 \2", "NTK, depth 10"),
     (r"(\w+): q\* = 0, (.+)", r"\1：q* = 0，\2", "relu: q* = 0, vanishing variance"),
-    (r"(\w+): (ordered|edge of chaos|chaotic|growing variance)", r"\1：\2", "relu: edge of chaos"),
     # 03
     (r"chance \(([\d.]+)\)", r"随机猜测（\1）", "chance (0.5)"),
     (r"(\w+) between the convolutions", r"两层卷积之间的 \1", "ReLU between the convolutions"),

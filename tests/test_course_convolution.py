@@ -1,0 +1,197 @@
+"""Lesson 03's machinery (ntk_helpers.course.convolution), each part against a computation of its own: the
+diagram's cells against the convolution's kernel, the span formula against the layers' geometry, the spread of
+a linear network's NTK against its chi-square law, the cosines against the exact kernels."""
+
+import math
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+import torch  # noqa: E402
+from matplotlib.patches import Rectangle  # noqa: E402
+
+import ntk_helpers as nh  # noqa: E402
+from ntk_helpers.course import convolution as cnn  # noqa: E402
+
+
+def spike(at: int, length: int) -> torch.Tensor:
+    x = torch.zeros(1, 1, 1, length, dtype=torch.float64)
+    x[..., at] = 1.0
+    return x
+
+
+def conv_stack(depth, *, dilation=1, stride=1):
+    """The lesson's stack: 1 x 3 convolutions with ReLU between them, one output channel at the end."""
+    layer = lambda out=None: nh.conv(out, kernel_size=(1, 3), dilation=(1, dilation), stride=(1, stride),
+                                     sigma_w=math.sqrt(2))
+    layers = []
+    for _ in range(depth - 1):
+        layers += [layer(), nh.relu()]
+    return nh.serial(*layers, layer(1))
+
+
+def sensitivity(arch, signal, width=8, seed=0):
+    """d f_p / d x_q by autograd, one output unit at a time (slow and plain)."""
+    model = arch.network(tuple(signal.shape), width=width, seed=seed)
+    x = signal[None].clone().requires_grad_()
+    out = model(x)[0, 0, 0]
+    rows = [torch.autograd.grad(out[p], x, retain_graph=True)[0][0, 0, 0] for p in range(out.shape[0])]
+    return torch.stack(rows)
+
+
+# ------------------------------------------------------------------------------------------ the diagram
+
+def test_the_shared_offset_cells_are_where_one_convolution_reads_the_input_kernel():
+    """Entry (p, p') of one convolution's kernel is nonzero for spikes at (i, j) exactly when (i, j) is one of
+    the cells the diagram highlights."""
+    length, conv = 9, nh.conv(kernel_size=(1, 3), padding="circular")
+    for p, p_prime in [(3, 6), (4, 4), (2, 5)]:
+        cells = set(cnn.shared_offset_cells(p, p_prime))
+        for i in range(length):
+            for j in range(length):
+                entry = float(conv.kernel(spike(i, length), spike(j, length)).nngp[0, 0, 0, p, 0, p_prime])
+                assert (abs(entry) > 1e-12) == ((i, j) in cells), \
+                    f"(p, p')=({p}, {p_prime}), spikes ({i}, {j}): entry {entry}"
+
+
+def test_the_diagram_colours_exactly_the_shared_offset_cells():
+    fig = cnn.draw_shared_offsets(p=3, p_prime=6, length=10)
+    left, right = fig.axes[:2]
+    white = (1.0, 1.0, 1.0)
+    coloured = {(int(r.get_y()), int(r.get_x())) for r in right.patches
+                if isinstance(r, Rectangle) and r.get_facecolor()[3] > 0 and r.get_facecolor()[:3] != white}
+    assert coloured == set(cnn.shared_offset_cells(3, 6)), coloured
+    framed = [r for r in right.patches if isinstance(r, Rectangle) and r.get_facecolor()[3] == 0]
+    assert [(int(r.get_y()), int(r.get_x())) for r in framed] == [(3, 6)]
+    plt.close(fig)
+
+
+def test_pixel_pair_panels_scale_each_panel_to_its_largest_entry():
+    kernels = [torch.eye(6, dtype=torch.float64) * 3, torch.ones(6, 6, dtype=torch.float64) * -0.5]
+    fig = cnn.pixel_pair_panels(kernels, ["a", "b"], suptitle="s", diagonal=True)
+    images = [ax.images[0].get_array() for ax in fig.axes[:2]]
+    assert np.allclose(images[0], np.eye(6)) and np.allclose(images[1], -1.0)
+    plt.close(fig)
+    with pytest.raises(ValueError, match="2 kernels but 1 titles"):
+        cnn.pixel_pair_panels(kernels, ["a"], suptitle="s")
+
+
+# ------------------------------------------------------------------------------------- receptive fields
+
+@pytest.mark.parametrize("depth,dilation,stride", [(1, 1, 1), (3, 1, 1), (2, 3, 1), (3, 1, 2), (2, 2, 2)])
+def test_the_span_formula_is_the_geometry_of_the_layers(depth, dilation, stride):
+    arch = conv_stack(depth, dilation=dilation, stride=stride)
+    paths = nh.receptive_field(arch, (1, 128))[0, :, 0, :]
+    middle = (paths[paths.shape[0] // 2] > 0).nonzero().flatten()
+    assert cnn.span_formula(depth, dilation=dilation, stride=stride) == int(middle[-1] - middle[0] + 1)
+
+
+def test_influence_and_sentences_of_a_dilated_stack_measured_by_autograd():
+    signal = torch.randn(1, 1, 32, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
+    arch = conv_stack(2, dilation=2)
+    s = sensitivity(arch, signal)
+    paths = nh.receptive_field(arch, (1, 32))[0, :, 0, :]
+    summary = cnn.influence_summary(s, paths)
+    # middle unit 16; taps at offsets -4, -2, 0, 2, 4: 5 pixels over a span of 9
+    assert (summary.n_out, summary.unit, summary.count, summary.low, summary.high, summary.agrees) == \
+        (32, 16, 5, 12, 20, True), summary
+    lines = cnn.receptive_field_sentences(summary, depth=2, dilation=2, stride=1)
+    assert "5 of the 32 pixels" in lines[0] and "12–20" in lines[0]
+    assert any(line.startswith("Holes") for line in lines)
+    assert not any("borders" in line or "shrunk" in line for line in lines)
+
+
+def test_the_sentences_name_the_borders_and_the_shrinking_at_the_extreme_setting():
+    """Depth 6, dilation 4, stride 2 on 64 pixels: one unit left, its receptive field cut off by the
+    borders."""
+    summary = cnn.Influence(n_out=1, unit=0, count=16, low=0, high=60, n_in=64, agrees=True)
+    lines = cnn.receptive_field_sentences(summary, depth=6, dilation=4, stride=2)
+    assert lines[0].startswith("1 output unit.")
+    assert any("would span 505 pixels" in line for line in lines)       # 1 + 2*4*(1+2+4+8+16+32)
+    assert any("shrunk 64 pixels to 1 output unit" in line for line in lines)
+
+
+def test_show_receptive_field_draws_a_finite_picture_and_returns_the_summary(capsys):
+    signal = torch.randn(1, 1, 64, generator=torch.Generator().manual_seed(3), dtype=torch.float64)
+    arch = conv_stack(6, dilation=4, stride=2)
+    s = sensitivity(arch, signal)
+    summary = cnn.show_receptive_field(s, nh.receptive_field(arch, (1, 64))[0, :, 0, :], depth=6, dilation=4,
+                                       stride=2)
+    fig = plt.gcf()
+    shown = fig.axes[0].images[0].get_array()
+    assert np.isfinite(shown[~np.isnan(shown)]).all() and (~np.isnan(shown)).sum() == summary.count
+    assert "Unit 0 feels 16 of 64 pixels" in fig.axes[0].get_title()
+    assert "borders" in capsys.readouterr().out
+    plt.close(fig)
+
+
+def test_influence_summary_refuses_mismatched_or_empty_maps():
+    with pytest.raises(ValueError, match="differ in shape"):
+        cnn.influence_summary(torch.ones(3, 4), torch.ones(4, 3))
+    with pytest.raises(ValueError, match="no pixel"):
+        cnn.influence_summary(torch.zeros(3, 4), torch.ones(3, 4))
+
+
+# ------------------------------------------------------------------------------------------ the spread
+
+def test_the_spread_of_a_linear_networks_ntk_is_one_over_root_width():
+    """dense -> identity -> dense(1), sigma_w = 1, no bias, x.x/d = 1: Θ(x, x) = (1/m) Σ_i (g_i² + v_i²) with
+    2m independent standard normals, so Θ ~ χ²(2m)/m: mean 2 (the limit), relative spread 1/sqrt(m)."""
+    net, width, seeds = nh.serial(nh.dense(), nh.identity(), nh.dense(1)), 16, 400
+    spread = cnn.ntk_spread(net, nh.sphere(1, 5, seed=0), width=width, seeds=seeds)
+    # 400 seeds: the sample std is known to 1/sqrt(2*399) = 3.5 %, the mean to 0.25/20 = 1.3 %
+    assert spread.relative_std == pytest.approx(1 / math.sqrt(width), rel=0.12), spread
+    assert spread.relative_mean == pytest.approx(1.0, abs=0.05), spread
+    assert spread.seeds == seeds
+
+
+def test_the_spread_needs_one_input():
+    with pytest.raises(ValueError, match="batch of 1"):
+        cnn.ntk_spread(nh.mlp(1), nh.sphere(2, 3), width=8, seeds=4)
+
+
+# ------------------------------------------------------------------------------- cosines: scale divided out
+
+def test_normalized_is_the_cosine_of_a_gram_matrix():
+    features = torch.tensor([[3.0, 4.0], [1.0, 0.0], [0.0, -2.0]], dtype=torch.float64)
+    cosine = cnn.normalized(features @ features.T)
+    expected = torch.tensor([[1.0, 0.6, -0.8], [0.6, 1.0, 0.0], [-0.8, 0.0, 1.0]], dtype=torch.float64)
+    assert torch.allclose(cosine, expected), cosine
+
+
+@pytest.fixture(scope="module")
+def digits():
+    return nh.digits(6, 1, seed=0)[0]
+
+
+def average_pool_net():
+    return nh.serial(nh.conv(sigma_w=math.sqrt(2)), nh.relu(), nh.avg_pool(2), nh.flatten())
+
+
+def test_paired_cosines_are_the_matching_entries_of_the_whole_kernel(digits):
+    arch, shifted = average_pool_net(), torch.roll(digits, 1, dims=-1)
+    whole = cnn.normalized(arch.kernel(torch.cat([digits, shifted])).nngp)
+    n = len(digits)
+    paired = cnn.paired_cosines(arch, digits, shifted)
+    assert torch.allclose(paired, torch.diagonal(whole[:n, n:]), atol=1e-12), paired
+    with pytest.raises(ValueError, match="one shape"):
+        cnn.paired_cosines(arch, digits, shifted[:2])
+
+
+def test_finite_networks_cosines_approach_the_exact_ones(digits):
+    arch = average_pool_net()
+    exact = cnn.normalized(arch.kernel(digits).nngp)
+    mean, sem = cnn.feature_cosines(arch, digits, width=128, n_networks=8)
+    off = ~torch.eye(len(digits), dtype=torch.bool)
+    assert torch.allclose(torch.diagonal(mean), torch.ones(len(digits), dtype=torch.float64), atol=1e-12)
+    assert ((mean - exact).abs()[off] <= 5 * sem[off] + 0.005).all(), ((mean - exact).abs() / sem)[off].max()
+    shifted = torch.roll(digits, 1, dims=-1)
+    paired, paired_sem = cnn.mean_paired_feature_cosine(arch, digits, shifted, width=128, n_networks=8)
+    exact_paired = float(cnn.paired_cosines(arch, digits, shifted).mean())
+    assert abs(paired - exact_paired) <= 5 * paired_sem + 0.005, (paired, exact_paired, paired_sem)
+    same, same_sem = cnn.mean_paired_feature_cosine(arch, digits, digits, width=16, n_networks=2)
+    assert same == pytest.approx(1.0, abs=1e-12) and same_sem == pytest.approx(0.0, abs=1e-12)

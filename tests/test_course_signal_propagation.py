@@ -1,0 +1,180 @@
+"""Lesson 02's explorer machinery (ntk_helpers.course.signal_propagation): the kernels it draws, checked against
+an independent computation, and the sentences it prints, checked against numbers computed separately."""
+
+import math
+import re
+
+import pytest
+import torch
+
+import ntk_helpers as nh
+from ntk_helpers.course import signal_propagation as sp
+
+
+def rho(c: float) -> float:
+    """The ReLU correlation map at σ_w² = 2, σ_b = 0, written out (not the package's)."""
+    return (math.sqrt(max(1 - c * c, 0.0)) + (math.pi - math.acos(c)) * c) / math.pi
+
+
+def relu_edge_kernels(degrees: float, depth: int) -> tuple[float, float]:
+    """Normalized NNGP and NTK of a bias-free ReLU MLP at σ_w² = 2 for inputs at this angle, by the scalar
+    recursion: q = 2 at every layer, Σ = q c, Σ̇(x,x′) = (π − arccos c)/π, Θ ← Σ + Σ̇ Θ."""
+    q, c = 2.0, math.cos(math.radians(degrees))
+    theta = q * c                                          # Θ^(1) = Σ^(1)
+    for _ in range(depth):
+        sigma_dot = (math.pi - math.acos(c)) / math.pi
+        c = rho(c)
+        theta = q * c + sigma_dot * theta
+    return c, theta / ((depth + 1) * q)
+
+
+@pytest.mark.parametrize("depth", [1, 7, 100])
+def test_relu_ring_kernels_match_the_scalar_recursion(depth):
+    kernels = sp.ring_kernels("relu", sp.SQRT2, 0.0)
+    for index in (0, 6, sp.AT_60, 20, 35):
+        nngp, ntk = relu_edge_kernels(float(sp.DEGREES[index]), depth)
+        assert kernels.nngp[depth - 1, index] == pytest.approx(nngp, abs=1e-10), (index, depth)
+        assert kernels.ntk[depth - 1, index] == pytest.approx(ntk, abs=1e-10), (index, depth)
+
+
+def test_ring_kernels_agree_with_a_network_kernel_for_tanh():
+    pair = nh.pair_at_angle(math.radians(60))
+    for depth in (1, 5, 30):
+        k = nh.mlp(depth, "tanh", sigma_w=1.3, sigma_b=0.4).kernel(pair)
+        kernels = sp.ring_kernels("tanh", 1.3, 0.4)
+        assert kernels.nngp[depth - 1, sp.AT_60] == pytest.approx(float(k.nngp[0, 1] / k.nngp[0, 0]), rel=1e-9)
+        assert kernels.ntk[depth - 1, sp.AT_60] == pytest.approx(float(k.ntk[0, 1] / k.ntk[0, 0]), rel=1e-9)
+        assert kernels.variance[depth - 1] == pytest.approx(float(k.nngp[0, 0]), rel=1e-12)
+
+
+def test_the_readout_angle_is_60_degrees():
+    assert float(sp.DEGREES[sp.AT_60]) == 60.0
+    assert sp.DEGREES[0] == 0 and sp.DEGREES[-1] == 175 and len(sp.DEGREES) == 36
+
+
+def test_with_a_bias_at_sigma_w_sqrt2_the_variance_grows_by_sigma_b_squared_per_layer():
+    variance = sp.ring_kernels("relu", sp.SQRT2, 0.5).variance
+    # Σ^(1) = σ_w² + σ_b² = 2.25, then q ← q + σ_b²: the readout of depth l sees 2.25 + 0.25 l
+    expected = 2.25 + 0.25 * torch.arange(1, 101, dtype=torch.float64)
+    assert torch.allclose(variance, expected, rtol=1e-12)
+
+
+def test_the_bias_keeps_mattering_at_sigma_w_sqrt2():
+    """Expert item F1: the explorer once said the bias "soon stops mattering" at σ_w = √2. Independent values
+    (normalized NTK at 60°, depth 100): 0.278 without bias, 0.544 with σ_b = 0.5, 0.621 with σ_b = 1."""
+    at_60 = lambda sigma_b: float(sp.ring_kernels("relu", sp.SQRT2, sigma_b).ntk[99, sp.AT_60])
+    assert [round(at_60(b), 3) for b in (0.0, 0.5, 1.0)] == [0.278, 0.544, 0.621]
+    text = sp.describe("relu", sp.SQRT2, 0.5, 100)
+    assert "stops mattering" not in text and "additively" in text and "keeps mattering" in text, text
+    assert "0.544" in text and "0.278" in text, text
+    assert "σ_b² = 0.250 per layer" in text and "q = 27.3 at depth 100" in text, text   # q = 27.25
+
+
+def test_above_sigma_w_sqrt2_the_paragraph_compares_with_the_bias_free_kernel():
+    text = sp.describe("relu", 2.0, 0.5, 100)
+    assert "σ_w²/2 = 2.000" in text, text
+    free = float(sp.ring_kernels("relu", 2.0, 0.0).ntk[99, sp.AT_60])
+    here = float(sp.ring_kernels("relu", 2.0, 0.5).ntk[99, sp.AT_60])
+    assert f"{here:.3f}" in text and f"{free:.3f}" in text, text
+    assert abs(here - free) < 5e-3                          # at factor 2 per layer the bias has faded by depth 100
+
+
+def test_relu_without_bias_is_the_same_normalized_kernel_at_every_sigma_w():
+    reference = sp.ring_kernels("relu", sp.SQRT2, 0.0)
+    for sigma_w in (0.5, 1.0, 2.5):
+        other = sp.ring_kernels("relu", sigma_w, 0.0)
+        assert torch.allclose(other.nngp, reference.nngp, atol=1e-10)
+        assert torch.allclose(other.ntk, reference.ntk, atol=1e-10)
+        text = sp.describe("relu", sigma_w, 0.0, 10)
+        assert f"σ_w²/2 = {sigma_w ** 2 / 2:.3f}" in text and "positively homogeneous" in text, text
+
+
+@pytest.mark.parametrize("activation, sigma_w, sigma_b, name", [
+    ("relu", sp.SQRT2, 0.0, "edge of chaos"), ("relu", 1.2, 0.5, "ordered"), ("relu", sp.SQRT2, 0.5, "growing variance"),
+    ("tanh", 1.0, 0.5, "ordered"), ("tanh", 1.5, 0.5, "ordered"), ("tanh", 1.55, 0.5, "edge of chaos"),
+    ("tanh", 1.6, 0.5, "chaotic"), ("erf", 1.5, 0.5, "chaotic"),               # expert item M1: erf is chaotic here
+    ("tanh", 0.5, 0.0, "vanishing variance"), ("erf", 0.85, 0.0, "vanishing variance"),
+    ("erf", 0.9, 0.0, "edge of chaos")])
+def test_each_setting_is_named_by_its_regime(activation, sigma_w, sigma_b, name):
+    assert sp.regime(activation, sigma_w, sigma_b).name == name
+    assert sp.title(activation, sigma_w, sigma_b).endswith(name)
+
+
+def test_the_ordered_paragraph_gives_its_depth_scale_and_limit():
+    # tanh, σ_b = 0.5: depth scale -1/ln χ₁ = 1.8 layers at σ_w = 1 and 29.9 at 1.5 (computed separately)
+    assert "1.8 layers" in sp.describe("tanh", 1.0, 0.5, 10)
+    text = sp.describe("tanh", 1.5, 0.5, 10)
+    assert "29.9 layers" in text and text.startswith("ordered: χ₁ = 0.967"), text
+    found = sp.regime("tanh", 1.5, 0.5)
+    limit = float(nh.mlp(400, "tanh", sigma_w=1.5, sigma_b=0.5).kernel(nh.pair_at_angle(1.0)).ntk[0, 1])
+    assert limit == pytest.approx(found.q_star / (1 - found.chi1), rel=1e-3)     # "the constant q*/(1 − χ₁)"
+    assert f"{found.q_star / (1 - found.chi1):.3g}" in text
+
+
+def test_the_degenerate_paragraph_says_what_vanishes_and_what_freezes():
+    """Expert item M6: without a bias and with small σ_w, gradients vanish as in the ordered phase; only the
+    correlation map is degenerate."""
+    text = sp.describe("tanh", 0.5, 0.0, 100)
+    assert "no ordered phase" not in text and "gradients vanish" in text and "identity" in text, text
+    assert "σ_w² φ′(0)² = 0.250" in text, text
+    assert sp.title("tanh", 0.5, 0.0) == "tanh: q* = 0, vanishing variance"
+    theta = float(sp.ring_kernels("tanh", 0.5, 0.0).ntk_scale[99])
+    assert theta < 1e-50 and f"{theta:.2g}" in text
+
+
+def test_the_chaotic_paragraph_gives_the_fixed_point_the_correlations_reach():
+    text = sp.describe("tanh", 2.5, 0.5, 100)
+    c_star = float(re.search(r"c\* = ([\d.]+)", text).group(1))
+    deep = float(sp.ring_kernels("tanh", 2.5, 0.5).nngp[99, sp.AT_60])
+    assert deep == pytest.approx(c_star, abs=1e-3)
+    assert float(sp.ring_kernels("tanh", 2.5, 0.5).ntk[99, sp.AT_60]) < 1e-3        # "the NTK tends to 0"
+
+
+def test_the_report_starts_as_the_browser_test_expects():
+    text = sp.report("relu", sp.SQRT2, 0.0, 10)
+    assert text.startswith("depth 10, relu, σ_w = √2, σ_b = 0.00: edge of chaos"), text
+    assert "at 60° (input correlation 0.5)" in text and "depth 13, relu" in sp.report("relu", sp.SQRT2, 0.0, 13)
+    assert all(len(line) <= 120 for line in text.splitlines()), text
+    one = sp.readout("relu", sp.SQRT2, 0.0, 1)
+    assert one == "at 60° (input correlation 0.5), depth 1: NTK 0.471, NNGP 0.609", one
+
+
+@pytest.mark.parametrize("activation", ["relu", "tanh", "erf"])
+def test_every_corner_of_the_sliders_gives_finite_kernels_and_a_paragraph(activation):
+    for sigma_w in (sp.SIGMA_W_VALUES[0], sp.SQRT2, sp.SIGMA_W_VALUES[-1]):
+        for sigma_b in (0.0, 1.0):
+            kernels = sp.ring_kernels(activation, sigma_w, sigma_b)
+            for values in (kernels.nngp, kernels.ntk, kernels.variance, kernels.ntk_scale):
+                assert torch.isfinite(values).all(), (activation, sigma_w, sigma_b)
+            for depth in (1, 100):
+                text = sp.report(activation, sigma_w, sigma_b, depth)
+                assert "nan" not in text and "inf" not in text.replace("infinite", ""), text
+
+
+def test_the_sigma_w_slider_holds_the_exact_square_root_of_two():
+    slider = sp.sigma_w_slider()
+    values = list(slider._options_values)
+    assert slider.value == math.sqrt(2) and slider.description == "sigma_w"
+    assert len(values) == 42 and values == sorted(values) and values[0] == 0.5 and values[-1] == 2.5
+    assert math.sqrt(2) in values and "√2" in slider._options_labels
+    assert sp.sigma_label(1.4) == "1.40" and sp.sigma_label(math.sqrt(2)) == "√2"
+
+
+def test_y_limits_follow_the_data_with_a_margin():
+    low, high = sp.y_limits(torch.tensor([0.2, 0.9]), torch.tensor([0.5, 1.0]))
+    assert low == pytest.approx(0.2 - 0.04) and high == pytest.approx(1.0 + 0.04)
+    low, high = sp.y_limits(torch.tensor([1.0, 1.0]))          # flat data still gets a visible range
+    assert high - low == pytest.approx(0.01)
+
+
+def test_the_recursion_diagram_shows_both_updates():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ax = sp.draw_recursion()
+    texts = " ".join(t.get_text() for t in ax.texts)
+    assert r"\Sigma^{(l+1)} = \sigma_w^2 E + \sigma_b^2" in texts
+    assert r"\Theta^{(l+1)} = \Sigma^{(l+1)} + \sigma_w^2\dot E\," in texts
+    assert len([child for child in ax.get_children() if isinstance(child, matplotlib.text.Annotation)]) == 6
+    plt.close(ax.figure)

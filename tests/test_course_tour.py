@@ -1,0 +1,143 @@
+"""Lesson 00's machinery (ntk_helpers.course.tour), each part against a computation of its own."""
+
+import math
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+import torch  # noqa: E402
+
+import ntk_helpers as nh  # noqa: E402
+from ntk_helpers.course import tour  # noqa: E402
+
+
+def gradient(model, x):
+    """d f(x) / d theta of one input, flattened, by plain autograd."""
+    params = [p for p in model.parameters() if p.requires_grad]
+    return torch.cat([g.reshape(-1) for g in torch.autograd.grad(model(x[None]).reshape(()), params)])
+
+
+def test_one_step_is_one_gradient_step_and_its_prediction_is_the_kernel_of_the_gradients():
+    net, width, lr, push = nh.mlp(2, "erf"), 64, 0.3, 0.7
+    step = tour.one_step(net, width=width, lr=lr, push=push, n=8, seed=3)
+    # the same step, written out: the gradient of (f(x0) - y0)^2 / 2 is (f(x0) - y0) df(x0)/dtheta = -push g0
+    _, x = nh.circle(8)
+    model = net.network(2, width=width, seed=3)
+    with torch.no_grad():
+        before = model(x).reshape(-1)
+    g0 = gradient(model, x[0])
+    theta = torch.stack([gradient(model, xi) @ g0 for xi in x])
+    with torch.no_grad():
+        offset = 0
+        for p in model.parameters():
+            p += lr * push * g0[offset:offset + p.numel()].reshape(p.shape)
+            offset += p.numel()
+        after = model(x).reshape(-1)
+    order = [5, 6, 7, 0, 1, 2, 3, 4]                             # circle point k is at 45° k: -135°, ..., 180°
+    assert np.allclose(step.degrees, [-135, -90, -45, 0, 45, 90, 135, 180]), step.degrees
+    assert np.allclose(step.measured, (after - before).numpy()[order], rtol=1e-10, atol=1e-12), \
+        f"measured change: expected {(after - before).numpy()[order]}, got {step.measured}"
+    assert np.allclose(step.predicted, (lr * push * theta).numpy()[order], rtol=1e-10), \
+        f"first-order prediction: expected {(lr * push * theta).numpy()[order]}, got {step.predicted}"
+    limit = net.kernel(x, x[:1]).ntk[:, 0].numpy()[order] * lr * push
+    assert np.allclose(step.limit, limit, rtol=1e-12), f"limit: expected {limit}, got {step.limit}"
+
+
+def test_the_first_order_gap_of_a_smooth_network_shrinks_like_the_learning_rate():
+    """For a smooth activation the Taylor remainder is O(lr^2) against a first-order change O(lr)."""
+    gaps = [tour.one_step(nh.mlp(2, "erf"), width=256, lr=lr, n=24, seed=0).taylor_gap for lr in (0.2, 0.05)]
+    ratio = gaps[1] / gaps[0]
+    assert 0.2 < ratio < 0.3, f"quartering lr should divide the gap by about 4: gaps {gaps}, ratio {ratio:.3f}"
+
+
+def test_one_step_refuses_a_step_that_is_no_step():
+    for lr, push in ((0.0, 1.0), (-0.1, 1.0), (math.nan, 1.0), (0.1, 0.0), (0.1, math.inf)):
+        with pytest.raises(ValueError, match="lr"):
+            tour.one_step(nh.mlp(1, "relu"), width=8, lr=lr, push=push)
+
+
+def test_the_angle_shortcut_equals_the_normalized_gram_matrix():
+    """Theta(x, x) is the same for inputs of one norm, so one kernel row, divided by its first entry, is the
+    correlation: compared with the full normalized Gram matrix of the same inputs."""
+    x = tour._profile_inputs()[::6]                              # 0°, 15°, ..., 180°
+    for activation in ("relu", "erf", "gelu", "leaky_relu"):
+        full = nh.normalize(nh.mlp(3, activation).kernel(x).ntk)[0].numpy()
+        row = tour.normalized_by_angle(3, activation)[::6]
+        assert np.allclose(row, full, atol=1e-12), f"{activation}: shortcut {row} vs normalized Gram {full}"
+
+
+def test_relu_at_depth_one_follows_the_arc_cosine_formula():
+    """One hidden ReLU layer, sigma_w^2 = 2, no bias, |x|^2 = d: normalized NTK = (sin t + 2 (pi - t) cos t) / (2 pi)."""
+    t = np.radians(tour.PROFILE_DEGREES)
+    expected = (np.sin(t) + 2 * (np.pi - t) * np.cos(t)) / (2 * np.pi)
+    profile = tour.angle_profile(1, "relu")
+    assert np.allclose(profile.values, expected, atol=1e-12), f"max error {np.abs(profile.values - expected).max()}"
+    assert np.allclose(profile.depth_one, expected, atol=1e-12)
+
+
+def test_a_linear_network_keeps_the_cosine_at_every_depth():
+    for depth in (1, 7, 50):
+        values = tour.angle_profile(depth, "identity").values
+        assert np.allclose(values, np.cos(np.radians(tour.PROFILE_DEGREES)), atol=1e-12), f"depth {depth}: {values}"
+
+
+def test_the_gram_panel_is_the_normalized_kernel_of_twelve_circle_points():
+    profile = tour.angle_profile(4, "gelu")
+    gram = profile.gram
+    assert gram.shape == (12, 12) and np.allclose(np.diag(gram), 1.0), np.diag(gram)
+    # a circulant matrix: entry (i, j) is the curve at the angle 30° |i - j| (folded to 0..180)
+    for i in range(12):
+        for j in range(12):
+            angle = 30.0 * min((i - j) % 12, (j - i) % 12)
+            assert abs(gram[i, j] - profile.at(angle)) < 1e-10, f"({i}, {j}): {gram[i, j]} vs {profile.at(angle)}"
+
+
+@pytest.mark.parametrize("activation", list(nh.ACTIVATIONS))
+def test_every_slider_setting_gives_a_finite_correlation(activation):
+    for depth in (1, 50):
+        profile = tour.angle_profile(depth, activation)
+        for values in (profile.values, profile.depth_one, profile.gram):
+            assert np.isfinite(values).all() and np.abs(values).max() <= 1 + 1e-9, \
+                f"{activation}, depth {depth}: values from {values.min()} to {values.max()}"
+        assert profile.at(0) == pytest.approx(1.0, abs=1e-12)
+
+
+def test_the_title_reads_the_curve_and_never_shows_minus_zero():
+    title = tour.profile_title(tour.angle_profile(50, "erf"))
+    assert title == "erf, depth 50: 0.00 at 30°, 0.00 at 90°, -1.00 at 180°", title
+    relu = tour.angle_profile(50, "relu")
+    expected = ", ".join(f"{relu.at(a):.2f} at {a:g}°" for a in (30, 90, 180))
+    assert tour.profile_title(relu) == f"relu, depth 50: {expected}"
+
+
+def test_bad_settings_are_refused_with_a_message():
+    with pytest.raises(ValueError, match="activation"):
+        tour.angle_profile(3, "softplus")
+    with pytest.raises(ValueError, match="depth"):
+        tour.angle_profile(0, "relu")
+    with pytest.raises(ValueError, match="no input at 31"):
+        tour.angle_profile(3, "relu").at(31)
+
+
+def test_the_course_map_boxes_do_not_overlap_and_stay_in_the_figure():
+    import matplotlib.pyplot as plt
+
+    for lesson_style in (False, True):
+        with matplotlib.rc_context():
+            if lesson_style:
+                nh.plotting.use_style()
+            figure = tour.draw_course_map()
+            figure.canvas.draw()
+            renderer = figure.canvas.get_renderer()
+            boxes = [t.get_bbox_patch().get_window_extent(renderer) for t in figure.axes[0].texts
+                     if t.get_bbox_patch()]
+            assert len(boxes) == 4, f"expected 4 boxes, found {len(boxes)}"
+            overlapping = [(a, b) for a in range(4) for b in range(a + 1, 4) if boxes[a].overlaps(boxes[b])]
+            assert not overlapping, f"boxes {overlapping} overlap"
+            page = figure.bbox
+            outside = [b for b in boxes if b.x0 < page.x0 or b.x1 > page.x1 or b.y0 < page.y0 or b.y1 > page.y1]
+            assert not outside, f"boxes {outside} leave the figure {page}"
+            plt.close(figure)
