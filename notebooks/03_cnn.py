@@ -36,7 +36,7 @@ from ntk_helpers.course import convolution as cnn
 nh.plotting.use_style()
 
 # %% [markdown]
-# ## The idea
+# ## The idea in one picture
 #
 # A wide CNN's kernel does not compare two images with one number: it compares them **pixel by pixel**, a
 # matrix $\Sigma_{p,p'}(x,x')$ over pairs of pixels, $p$ in $x$ and $p'$ in $x'$. A convolution sums this

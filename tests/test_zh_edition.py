@@ -509,3 +509,15 @@ def test_a_chinese_lesson_draws_every_label_in_chinese_at_every_slider_setting(m
     chinese, untranslated = load_tool("build_zh").read_report(report)
     assert chinese, "the kernel in notebooks/zh did not draw in Chinese"
     assert not untranslated, f"labels without a Chinese translation: {untranslated}"
+
+
+def test_printed_text_translations_keep_every_field_formula_and_line_break():
+    """A translation of text that code prints is filled in by .format: a lost or renamed {field} would raise (or
+    print the wrong number) only in the Chinese lesson; a lost $ or line break breaks a label's layout."""
+    from ntk_helpers.course import messages
+
+    fields = lambda text: sorted(re.findall(r"\{[^{}]*\}", text))               # noqa: E731
+    shape = lambda text: (fields(text), text.count("$"), text.count("\n"))      # noqa: E731
+    broken = [f"{english!r} -> {chinese!r}" for english, chinese in messages.read_catalog(messages.CATALOG).items()
+              if shape(english) != shape(chinese)]
+    assert not broken, f"translations that change the fields, $ or line breaks of their English: {broken[:5]}"

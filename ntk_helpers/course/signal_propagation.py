@@ -157,13 +157,22 @@ def describe(activation: str, sigma_w: float, sigma_b: float, depth: int) -> str
                  "range where φ is linear, the correlation map tends to the identity, and correlations change "
                  "little with depth, the less the smaller σ_w² φ′(0)².").format(
             chi=chi, q=q_now, depth=depth, theta=float(kernels.ntk_scale[depth - 1]))
-    return _("{regime}: q* = {q:.3g}, χ₁ = {chi:.3f}").format(regime=found.name, q=q_star, chi=chi)
+    return _("{regime}: q* = {q:.3g}, χ₁ = {chi:.3f}").format(regime=regime_name(found.name), q=q_star, chi=chi)
 
 
 def title(activation: str, sigma_w: float, sigma_b: float) -> str:
     """The explorer's title: the activation and the name of its regime ("relu: edge of chaos")."""
     name = regime(activation, sigma_w, sigma_b).name
-    return f"{activation}: q* = 0, {name}" if name == "vanishing variance" else f"{activation}: {name}"
+    return _("{activation}: q* = 0, {regime}").format(activation=activation, regime=regime_name(name)) \
+        if name == "vanishing variance" else \
+        _("{activation}: {regime}").format(activation=activation, regime=regime_name(name))
+
+
+def regime_name(name: str) -> str:
+    """A regime's name (``theory.regimes``) in the lesson's language."""
+    names = {"ordered": _("ordered"), "edge of chaos": _("edge of chaos"), "chaotic": _("chaotic"),
+             "growing variance": _("growing variance"), "vanishing variance": _("vanishing variance")}
+    return names.get(name, name)
 
 
 def readout(activation: str, sigma_w: float, sigma_b: float, depth: int) -> str:
@@ -234,7 +243,7 @@ def draw_recursion(ax=None):
               ((6.3, 1.75), (7.3, 1.2)), ((8.6, 2.6), (8.6, 1.4)), ((2.05, 0.9), (7.0, 0.9))]
     for start, end in arrows:
         ax.annotate("", xy=end, xytext=start, arrowprops=dict(arrowstyle="-|>", color="0.3", lw=1.4))
-    ax.text(4.5, 0.5, r"$\times\,\sigma_w^2\dot E$, then $+\,\Sigma^{(l+1)}$", ha="center", fontsize=10,
+    ax.text(4.5, 0.5, _(r"$\times\,\sigma_w^2\dot E$, then $+\,\Sigma^{(l+1)}$"), ha="center", fontsize=10,
             color="0.3")
     ax.set_title(_(r"One layer: the triple gives $E$ and $\dot E$; $\Theta$ is rescaled by $\sigma_w^2\dot E$ "
                    r"and gains the new $\Sigma$"), fontsize=11.5)

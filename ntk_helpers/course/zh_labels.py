@@ -223,7 +223,6 @@ TEMPLATES = [
     # 02
     (r"(\d+) units of one network", r"同一个网络的 \1 个单元", "4096 units of one network"),
     (r"(NTK|NNGP), depth (\d+)", r"\1，深度 \2", "NTK, depth 10"),
-    (r"(\w+): q\* = 0, (.+)", r"\1：q* = 0，\2", "relu: q* = 0, vanishing variance"),
     # 03
     (r"chance \(([\d.]+)\)", r"随机猜测（\1）", "chance (0.5)"),
     (r"(\w+) between the convolutions", r"两层卷积之间的 \1", "ReLU between the convolutions"),
