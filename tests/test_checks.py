@@ -57,6 +57,12 @@ def test_between_and_that(capsys):
                                                      "✓ the Gram matrix is singular"]
     with pytest.raises(AssertionError, match="slope: expected between -0.6 and -0.4, measured -0.3"):
         nh.check_between("slope", -0.3, -0.6, -0.4)
+    nh.check_between("gain in standard errors", 10.75, 5, math.inf)
+    nh.check_between("slope", -0.7, -math.inf, -0.55)
+    assert capsys.readouterr().out.splitlines() == ["✓ gain in standard errors: 10.75 (expected at least 5)",
+                                                     "✓ slope: -0.7 (expected at most -0.55)"]
+    with pytest.raises(AssertionError, match="slope: expected at most -0.55, measured -0.5"):
+        nh.check_between("slope", -0.5, -math.inf, -0.55)
     with pytest.raises(AssertionError, match="singular: expected < 1e-12, measured 0.5"):
         nh.check_that("singular", False, measured=0.5, expected="< 1e-12")
 
@@ -67,8 +73,9 @@ def chinese(monkeypatch, tmp_path):
     catalog.write_text('msgid ""\nmsgstr ""\n"Language: zh_CN\\n"\n\n'
                        'msgid "slope"\nmsgstr "斜率"\n\n'
                        '#, fuzzy\nmsgid "kernel"\nmsgstr "旧的译文"\n\n'
-                       'msgid "{claim}: {measured} (expected between {low} and {high})"\n'
-                       'msgstr ""\n"{claim}：{measured}"\n"（预期在 {low} 与 {high} 之间）"\n', encoding="utf-8")
+                       'msgid "{claim}: {measured} (expected {expected})"\n'
+                       'msgstr ""\n"{claim}：{measured}"\n"（预期{expected}）"\n\n'
+                       'msgid "between {low} and {high}"\nmsgstr "在 {low} 与 {high} 之间"\n', encoding="utf-8")
     monkeypatch.setattr(messages, "CATALOG", catalog)
     monkeypatch.setitem(language._state, "requested", "zh")
     monkeypatch.setattr(language, "_untranslated", set())

@@ -70,16 +70,24 @@ def check_close(what: str, measured, expected, *, rtol: float = 0.0, atol: float
 
 
 def check_between(what: str, measured, low: float, high: float) -> None:
-    """Claim that the number ``measured`` lies in ``[low, high]``."""
+    """Claim that the number ``measured`` lies in ``[low, high]`` (either bound may be infinite: "at least low")."""
     if not low <= high:
         raise ValueError(f"check_between({what!r}): low must be <= high, got low={low}, high={high}")
     value = float(_values("measured", measured))
     claim = _(what)
+    if math.isinf(high) and math.isinf(low):
+        expected = _("any finite number")
+    elif math.isinf(high):
+        expected = _("at least {low}").format(low=_number(low))
+    elif math.isinf(low):
+        expected = _("at most {high}").format(high=_number(high))
+    else:
+        expected = _("between {low} and {high}").format(low=_number(low), high=_number(high))
     if not (math.isfinite(value) and low <= value <= high):
-        raise AssertionError(_("{claim}: expected between {low} and {high}, measured {measured}").format(
-            claim=claim, low=_number(low), high=_number(high), measured=_number(value)))
-    print(f"{PASS} " + _("{claim}: {measured} (expected between {low} and {high})").format(
-        claim=claim, measured=_number(value), low=_number(low), high=_number(high)))
+        raise AssertionError(_("{claim}: expected {expected}, measured {measured}").format(
+            claim=claim, expected=expected, measured=_number(value)))
+    print(f"{PASS} " + _("{claim}: {measured} (expected {expected})").format(
+        claim=claim, measured=_number(value), expected=expected))
 
 
 def check_that(what: str, condition, *, measured=None, expected=None) -> None:
