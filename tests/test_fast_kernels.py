@@ -13,7 +13,7 @@ import pytest
 import torch
 
 import ntk_helpers as nh
-from ntk_helpers.engine import planning
+from ntk_helpers.engine import evaluation, planning
 from ntk_helpers.engine.kernel import Kernel
 
 
@@ -124,9 +124,9 @@ def gap_cnn():
 def test_a_small_budget_gives_blocks_and_the_same_kernel(images):
     arch = gap_cnn()
     whole = full_pairs(arch, images)
-    per_pair = planning.LIVE_PAIR_TENSORS * 8 * (9 * 8) ** 2
+    per_pair = evaluation.LIVE_PAIR_TENSORS * 8 * (9 * 8) ** 2
     budget = 10 * per_pair                                                 # room for 2 x 2 blocks
-    assert planning.choose_block(arch, images, None, budget) == 2
+    assert evaluation.choose_block(arch, images, None, budget) == 2
     k = arch.kernel(images, memory_budget=budget)
     for name in ("nngp", "ntk", "var1"):
         assert relative(getattr(k, name), getattr(whole, name)) < 1e-12
@@ -134,21 +134,21 @@ def test_a_small_budget_gives_blocks_and_the_same_kernel(images):
 
 def test_blocks_follow_the_budget_and_stay_heap_sized():
     x = torch.zeros(400, 1, 8, 8, dtype=torch.float64)
-    block = planning.choose_block(gap_cnn(), x, None, planning.DEFAULT_MEMORY_BUDGET)
-    assert block is not None and block * block * 8 ** 4 * 8 <= planning.HEAP_FRIENDLY_BYTES
+    block = evaluation.choose_block(gap_cnn(), x, None, evaluation.DEFAULT_MEMORY_BUDGET)
+    assert block is not None and block * block * 8 ** 4 * 8 <= evaluation.HEAP_FRIENDLY_BYTES
     flat = nh.serial(nh.conv(), nh.relu(), nh.flatten(), nh.dense(1))
-    block = planning.choose_block(flat, x, None, planning.DEFAULT_MEMORY_BUDGET)           # same-position pairs
-    assert block is not None and block * block * 8 ** 2 * 8 <= planning.HEAP_FRIENDLY_BYTES and block > 60
-    assert planning.choose_block(flat, x[:100], None, planning.DEFAULT_MEMORY_BUDGET) is None
-    assert planning.choose_block(nh.mlp(3), torch.zeros(1024, 8, dtype=torch.float64), None, 2 ** 30) is None
-    assert planning.choose_block(nh.mlp(3), torch.zeros(2048, 8, dtype=torch.float64), None, 2 ** 30) == 1024
+    block = evaluation.choose_block(flat, x, None, evaluation.DEFAULT_MEMORY_BUDGET)           # same-position pairs
+    assert block is not None and block * block * 8 ** 2 * 8 <= evaluation.HEAP_FRIENDLY_BYTES and block > 60
+    assert evaluation.choose_block(flat, x[:100], None, evaluation.DEFAULT_MEMORY_BUDGET) is None
+    assert evaluation.choose_block(nh.mlp(3), torch.zeros(1024, 8, dtype=torch.float64), None, 2 ** 30) is None
+    assert evaluation.choose_block(nh.mlp(3), torch.zeros(2048, 8, dtype=torch.float64), None, 2 ** 30) == 1024
 
 
 def test_one_pair_over_the_budget_raises_a_clear_error():
     x = torch.zeros(2, 1, 16, 16, dtype=torch.float64)
-    with pytest.raises(planning.MemoryBudgetError, match=r"memory_budget=.*GiB.*conv|memory_budget=.*GiB.*input"):
+    with pytest.raises(evaluation.MemoryBudgetError, match=r"memory_budget=.*GiB.*conv|memory_budget=.*GiB.*input"):
         gap_cnn().kernel(x, memory_budget=1e6)
-    assert isinstance(planning.MemoryBudgetError("x"), MemoryError)
+    assert isinstance(evaluation.MemoryBudgetError("x"), MemoryError)
     with pytest.raises(ValueError, match="memory_budget"):
         gap_cnn().kernel(x, memory_budget=-1)
 

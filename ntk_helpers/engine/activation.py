@@ -20,7 +20,7 @@ from typing import Callable, Optional
 import torch
 from torch import nn
 
-from . import quadrature
+from . import quadrature, rules
 from .kernel import Kernel
 from .layer import Layer
 
@@ -35,16 +35,29 @@ class Activation(Layer):
     Kernel rule: ``Sigma' = E[phi(u) phi(v)]``, ``Theta' = E[phi'(u) phi'(v)] * Theta``, both over the
     Gaussian (u, v) whose covariance is the incoming triple (Sigma(x,x), Sigma(x',x'), Sigma(x,x')).
     ``closed_form(var1, var2, cov) -> (E, Edot)`` works elementwise on broadcastable float64 tensors;
-    ``None`` means "integrate numerically" (Gauss-Hermite quadrature).
+    ``None`` means "integrate numerically" (trapezoidal quadrature, :mod:`.quadrature`).
+
+    For the compiled paths (:mod:`.rules`, ``engine/compiled/``) a closed form is also declared per pair of
+    floats: ``piecewise_linear = (a, b)`` when phi(x) = a min(x, 0) + b max(x, 0) (ReLU (0, 1), leaky ReLU,
+    identity (1, 1)), else ``scalar_dual(cov, var1, var2) -> (E, Edot)``, the same dual written with ``math`` on
+    floats (see :class:`~ntk_helpers.engine.rules.Dual`). An activation without either takes the eager path.
     """
 
     name: str
     fn: Callable[[Tensor], Tensor]
     closed_form: Optional[Dual] = field(default=None)
-    #: (a, b) when phi(x) = a min(x, 0) + b max(x, 0) (ReLU (0, 1), leaky ReLU, identity (1, 1)): the
-    #: compiled paths for pooled CNN and MLP kernels (``engine/compiled/``) evaluate such duals themselves.
     piecewise_linear: Optional[tuple[float, float]] = field(default=None)
+    scalar_dual: Optional[Callable[[float, float, float], tuple[float, float]]] = field(default=None)
     keeps_same_position_pairs = True
+
+    def pair_rule(self) -> rules.Rule:
+        if self.piecewise_linear is not None:
+            return rules.Dual(piecewise_linear=tuple(float(v) for v in self.piecewise_linear))
+        if self.scalar_dual is not None:
+            return rules.Dual(scalar=self.scalar_dual)
+        how = "no closed-form dual (its kernel is integrated by quadrature)" if self.closed_form is None else \
+            "a torch closed form but no scalar_dual for the compiled path"
+        return rules.Unsupported(f"{self!r} has {how}")
 
     def dual(self, var1: Tensor, var2: Tensor, cov: Tensor) -> tuple[Tensor, Tensor]:
         """``(E[phi(u)phi(v)], E[phi'(u)phi'(v)])`` for (u, v) ~ N(0, [[var1, cov], [cov, var2]])."""

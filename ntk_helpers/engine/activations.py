@@ -12,7 +12,10 @@ Closed forms (all float64, written in the arctan2 form that stays accurate near 
 Anything else (tanh, or your own function via :func:`ntk_helpers.elementwise`) goes through
 :mod:`~ntk_helpers.engine.quadrature`. An :class:`Activation` is a layer: its finite network applies ``fn``,
 its kernel rule is the dual. To add an activation, write one constructor below with ``@register`` (and its
-closed-form dual if it has one): ``mlp(activation=name)``, the sliders and the tests pick it up.
+closed-form dual if it has one): ``mlp(activation=name)``, the sliders and the tests pick it up. A closed form is
+given twice: on tensors (``closed_form``, the eager path) and on floats (``scalar_dual``, which the compiled paths
+of ``engine/compiled/`` compile into their fused loops; see :class:`~ntk_helpers.engine.rules.Dual`), or as the
+constants of a piecewise-linear function; tests/test_compiled.py checks that both forms agree.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from torch import nn
 
 from . import quadrature
 from .activation import Activation, Dual
+from .rules import signed_angle
 
 Tensor = torch.Tensor
 
@@ -65,6 +69,15 @@ def _erf_dual(var1, var2, cov):
     return e, e_dot
 
 
+def _erf_scalar(cov, var1, var2):
+    """:func:`_erf_dual` on floats (Williams 1997), with asin(2 cov / sqrt(ab)) written as atan2(2 cov, sqrt(ab -
+    4 cov^2)), the clamped root that Edot divides by: the same numbers, and a branch-free angle."""
+    ab = (1.0 + 2.0 * var1) * (1.0 + 2.0 * var2)
+    d = ab - 4.0 * cov * cov
+    r = math.sqrt(d if d > 1e-300 else 1e-300)
+    return (2 / math.pi) * signed_angle(2.0 * cov, r), (4 / math.pi) / r
+
+
 def _gelu_dual(var1, var2, cov):
     prod = var1 * var2
     prod_plus = (1 + var1) * (1 + var2)
@@ -73,6 +86,19 @@ def _gelu_dual(var1, var2, cov):
     delta_sq = (1 + var1 + var2 + (prod - cov * cov)).clamp_min(1e-300)     # >= 1 + var1 + var2 > 0
     delta = delta_sq.sqrt()
     angle = torch.atan2(cov, delta)
+    e = ((cov * cov + prod * delta_sq) / (prod_plus * delta) + cov * angle) / (2 * math.pi) + cov / 4
+    e_dot = cov / (2 * math.pi * delta) * (1 / delta_sq + (1 - prod) / prod_plus + 1) + 0.25 + angle / (2 * math.pi)
+    return e, e_dot
+
+
+def _gelu_scalar(cov, var1, var2):
+    """:func:`_gelu_dual` on floats, operation for operation (the form neural-tangents uses)."""
+    prod = var1 * var2
+    prod_plus = (1.0 + var1) * (1.0 + var2)
+    delta_sq = 1.0 + var1 + var2 + (prod - cov * cov)
+    delta_sq = delta_sq if delta_sq > 1e-300 else 1e-300
+    delta = math.sqrt(delta_sq)
+    angle = signed_angle(cov, delta)                      # atan2(cov, delta), delta > 0
     e = ((cov * cov + prod * delta_sq) / (prod_plus * delta) + cov * angle) / (2 * math.pi) + cov / 4
     e_dot = cov / (2 * math.pi * delta) * (1 / delta_sq + (1 - prod) / prod_plus + 1) + 0.25 + angle / (2 * math.pi)
     return e, e_dot
@@ -114,14 +140,14 @@ def leaky_relu(negative_slope: float = 0.01) -> Activation:
 
 @register
 def erf() -> Activation:
-    """The error function, with Williams' (1997) closed form."""
-    return Activation("erf", torch.erf, _erf_dual)
+    """The error function, with Williams' (1997) closed form (on tensors and on floats)."""
+    return Activation("erf", torch.erf, _erf_dual, scalar_dual=_erf_scalar)
 
 
 @register
 def gelu() -> Activation:
-    """GELU ``x Phi(x)`` (exact, not the tanh approximation), closed form."""
-    return Activation("gelu", nn.functional.gelu, _gelu_dual)
+    """GELU ``x Phi(x)`` (exact, not the tanh approximation), closed form (on tensors and on floats)."""
+    return Activation("gelu", nn.functional.gelu, _gelu_dual, scalar_dual=_gelu_scalar)
 
 
 @register

@@ -18,7 +18,7 @@ import torch
 from torch import nn
 
 from .._checks import check_nonnegative
-from . import planning
+from . import planning, rules
 from .kernel import Kernel
 from .layer import Layer
 
@@ -148,6 +148,11 @@ class Residual(Layer):
     def leaves(self):
         return [self] + self.branch.leaves()
 
+    def pair_rule(self) -> rules.Rule:
+        branch = tuple(layer.pair_rule() for layer in self.branch.layers)
+        missing = next((r for r in branch if isinstance(r, rules.Unsupported)), None)
+        return missing if missing is not None else rules.Residual(self.alpha ** 2, branch)
+
     def __repr__(self) -> str:
         return f"residual({', '.join(map(repr, self.branch.layers))}, alpha={self.alpha:g})"
 
@@ -162,5 +167,13 @@ def residual(*branch: Layer, alpha: float = 1.0) -> Residual:
                          f"{body.layers[-1]!r}; otherwise x and branch(x) are correlated")
     return Residual(body, check_nonnegative("alpha", alpha))
 
+
+def _rshift(self: Layer, other: Layer) -> Serial:
+    """``a >> b`` is ``serial(a, b)``."""
+    return serial(self, other)
+
+
+# ``a >> b`` for every layer: defined here, next to serial(), so that layer.py need not import this module.
+Layer.__rshift__ = _rshift
 
 __all__ = ["Serial", "serial", "Residual", "residual", "ResidualBlock"]

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from . import spatial
+from . import rules, spatial
 from .._checks import check_choice, check_int, check_nonnegative, check_pair_of_ints
 from .kernel import Kernel
 from .layer import WeightLayer
@@ -125,6 +125,10 @@ class Conv(WeightLayer):
         return [layer], (out, out_h, out_w)
 
     keeps_same_position_pairs = True
+
+    def pair_rule(self) -> rules.Affine:
+        return rules.Affine(self.sigma_w ** 2, self.sigma_b ** 2, self.kernel_size, self.stride, self.dilation,
+                            self.padding)
 
     def output_space(self, space):
         return self._geometry(*space)[1] if space else space

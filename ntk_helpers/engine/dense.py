@@ -53,6 +53,7 @@ import torch
 from torch import nn
 
 from .._checks import check_choice, check_int, check_nonnegative
+from . import rules
 from .kernel import Kernel, NoClosedForm
 from .layer import WeightLayer
 
@@ -148,6 +149,11 @@ class Dense(WeightLayer):
         else:                                                # standard, later layers: no bias term
             ntk = self.sigma_w ** 2 * (k.nngp + k.ntk)
         return k.replace(nngp=nngp, ntk=ntk, var1=var1, var2=var2)
+
+    def pair_rule(self) -> rules.Rule:
+        if self.parameterization != "ntk":
+            return rules.Unsupported(f"{self!r}: the compiled path takes dense(..., parameterization='ntk') only")
+        return rules.Affine(self.sigma_w ** 2, self.sigma_b ** 2)
 
     def build(self, in_shape, context):
         if len(in_shape) != 1:

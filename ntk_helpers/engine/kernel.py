@@ -31,6 +31,11 @@ class NoClosedForm(NotImplementedError):
     batch statistics, the muP parameterization); their finite networks exist: see ``nh.monte_carlo_kernel``."""
 
 
+class MemoryBudgetError(MemoryError):
+    """Even the smallest block of a kernel computation needs more memory than ``memory_budget``
+    (``Layer.kernel``, :mod:`.evaluation`; the compiled paths raise it too)."""
+
+
 @dataclass(frozen=True)
 class Kernel:
     """Infinite-width NNGP and NTK of a layer's output on inputs x1 (n1 of them) and x2 (n2).

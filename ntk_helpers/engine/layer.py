@@ -24,10 +24,8 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from .._checks import DTYPE, check_device, check_int, check_pair, check_shape
-from . import planning
-from .blocks import blocked
-from .memory import heap_reuse
+from .._checks import DTYPE, check_device, check_int, check_shape
+from . import rules
 from .kernel import Kernel
 
 
@@ -50,7 +48,14 @@ class Build:
 
 
 class Layer:
-    """Base class: subclasses implement ``transform`` (kernel side) and ``build`` (network side)."""
+    """Base class: subclasses implement ``transform`` (kernel side) and ``build`` (network side), and may declare
+    ``pair_rule()`` (the kernel rule as data, for the compiled paths).
+
+    Two public methods come from the modules that depend on the layers, so that no layer module imports them
+    (tests/test_imports.py): ``kernel(x1, x2=None, ...)`` from :mod:`.evaluation` (blocks, memory budget,
+    progress, dtype and the choice between the eager rules and the compiled paths) and ``a >> b`` from
+    :mod:`.combinators`; ``ntk_helpers.engine`` imports both, so every ``Layer`` has them.
+    """
 
     #: True for layers whose kernel rule assumes zero-mean Gaussian inputs (``layer_norm``).
     needs_gaussian_input = False
@@ -90,73 +95,13 @@ class Layer:
         """Every layer this one is made of, in order, residual branches included (itself for a plain layer)."""
         return [self]
 
-    # -- the two public entry points -------------------------------------------------------
-    def kernel(self, x1, x2=None, *, block_size: int | None = None, progress: bool = False,
-               memory_budget: float | None = None, pair_dtype: torch.dtype | None = None,
-               compiled: bool | None = None) -> Kernel:
-        """Infinite-width NNGP and NTK of this architecture on ``x1`` and ``x2``.
+    def pair_rule(self) -> rules.Rule:
+        """This layer's kernel rule for one pair of inputs as primitives (:mod:`.rules`) that the compiled paths
+        assemble into one fused function; :class:`~ntk_helpers.engine.rules.Unsupported` (the eager path only)
+        unless a subclass declares one. It must say what ``transform`` does (tests/test_compiled.py)."""
+        return rules.Unsupported(f"{self!r} declares no compiled rule")
 
-        Inputs are vectors (n, d) or images (n, C, H, W); ``x2=None`` means ``x2 = x1``. Returns a
-        :class:`~ntk_helpers.Kernel`; after a readout ``nngp`` and ``ntk`` are float64 (n1, n2) on the
-        inputs' device. Image kernels carry pixel-pair tensors of n1 * n2 * (H W)^2 entries until the
-        readout (n1 * n2 * H W before a ``flatten()`` readout, which needs only same-position pairs), so
-        they are computed a block of inputs at a time: ``block_size`` inputs per block if given, otherwise
-        the largest blocks whose tensors fit ``memory_budget`` bytes (default
-        :data:`~ntk_helpers.engine.planning.DEFAULT_MEMORY_BUDGET`, 1 GiB). When even one pair of inputs
-        needs more than the budget, :class:`~ntk_helpers.engine.planning.MemoryBudgetError` says which
-        layer needs how much. ``progress=True`` shows a progress bar over the blocks.
-
-        ``pair_dtype=torch.float32`` holds the pair tensors in float32 (half the memory, about twice as fast)
-        while the readouts (``flatten``, ``global_avg_pool``) accumulate in float64 and everything after them
-        is float64. Measured by ``benchmarks/bench_cnn_kernel.py`` (largest NTK error relative to the largest
-        entry): 3e-8 for 3 conv + ReLU layers with global average pooling, 2e-7 for a depth-3 ReLU MLP,
-        instead of 1e-15; rounding errors grow with depth. The returned kernel is always float64.
-
-        Pooled CNNs (``conv`` with stride 1 and padding "same", each followed by ``relu``, ``leaky_relu`` or
-        ``identity``, then ``global_avg_pool()``) on float64 CPU images take a compiled path
-        (:mod:`~ntk_helpers.engine.compiled`: one pair of images at a time, every layer fused, in the cache;
-        its working memory is a few pixel-pair buffers per thread, checked against ``memory_budget``), and so
-        do MLPs (``dense`` in NTK parameterization, each followed by one of those activations) on vectors.
-        ``block_size`` (blocks of the eager path), ``pair_dtype=torch.float32`` or ``compiled=False`` choose
-        the eager path; ``compiled=True`` raises ``ValueError`` saying why when the compiled path cannot
-        compute this kernel.
-        """
-        t1, t2 = check_pair(x1, x2, ndim=(2, 4))
-        if pair_dtype is not None:
-            if pair_dtype not in (torch.float32, torch.float64):
-                raise ValueError(f"pair_dtype must be torch.float32 or torch.float64, got {pair_dtype!r}")
-            t1, t2 = t1.to(pair_dtype), (None if t2 is None else t2.to(pair_dtype))
-        if compiled not in (None, True, False):
-            raise TypeError(f"compiled must be None (use the compiled path where it applies), True or False, "
-                            f"got {compiled!r}")
-        budget = planning.DEFAULT_MEMORY_BUDGET if memory_budget is None else memory_budget
-        if isinstance(budget, bool) or not isinstance(budget, (int, float)) or not budget > 0:
-            raise ValueError(f"memory_budget must be a positive number of bytes, got {memory_budget!r}")
-        if compiled is not False:
-            from . import compiled as compiled_path
-            plan, why_not = compiled_path.plan(self, t1, t2)
-            if block_size is not None:
-                plan, why_not = None, "block_size= asks for the eager path's blocks"
-            if isinstance(plan, compiled_path.VectorPlan):
-                return compiled_path.vector_kernel(plan, t1, t2)
-            if plan is not None:
-                return compiled_path.pooled_kernel(plan, t1, t2, progress=progress, memory_budget=float(budget))
-            if compiled:
-                raise ValueError(f"compiled=True, but the compiled path cannot compute this kernel: {why_not}")
-        same_position = planning.starts_same_position(self)
-        if block_size is None:
-            block_size = planning.choose_block(self, t1, t2, float(budget))
-        with heap_reuse():
-            if block_size is None:
-                k = self.transform(Kernel.from_inputs(t1, t2, same_position=same_position))
-            else:
-                k = blocked(self.transform, t1, t2, check_int("block_size", block_size, minimum=1), progress,
-                            same_position=same_position)
-        if k.nngp.dtype != torch.float64:
-            k = k.replace(nngp=k.nngp.double(), ntk=k.ntk.double(), var1=k.var1.double(), var2=k.var2.double(),
-                          ntk_is_zero=k.ntk_is_zero)
-        return k
-
+    # -- the finite network (the kernel: ``kernel()``, from :mod:`.evaluation`) -----------------
     def network(self, in_shape, *, width: int, seed: int = 0, dtype: torch.dtype = DTYPE,
                 device: torch.device | str | None = None) -> "NTKSequential":
         """The finite network, with every weight and bias ~ N(0, 1) and the layers' multipliers (NTK
@@ -178,11 +123,6 @@ class Layer:
         context = Build(width, torch.Generator().manual_seed(seed), dtype)
         modules, _ = self.build(shape, context)
         return NTKSequential(*modules, in_shape=shape).to(device)
-
-    def __rshift__(self, other: "Layer") -> "Layer":
-        """``a >> b`` is ``serial(a, b)``."""
-        from .combinators import serial
-        return serial(self, other)
 
 
 class WeightLayer(Layer):

@@ -20,6 +20,7 @@ import torch
 from torch import nn
 
 from .._checks import check_nonnegative
+from . import rules
 from .kernel import Kernel, NoClosedForm
 from .layer import Layer
 
@@ -75,6 +76,9 @@ class LayerNorm(Layer):
             var1, var2 = k.map_self(lambda var, i: _scale_self(var, s1 if i == 1 else s2))
         return k.replace(nngp=cross(k.nngp), ntk=cross(k.ntk), var1=var1, var2=var2, ntk_is_zero=k.ntk_is_zero)
 
+    def pair_rule(self) -> rules.Normalize:
+        return rules.Normalize(self.eps)
+
     def build(self, in_shape, context):
         return [FeatureNorm("features", self.eps)], in_shape
 
@@ -97,6 +101,11 @@ class BatchNorm(Layer):
                                "stays finite); estimate it with nh.monte_carlo_kernel(...), or use "
                                "batch_norm(frozen=True)")
         return k.map(lambda t: t / (1 + self.eps))
+
+    def pair_rule(self) -> rules.Rule:
+        if not self.frozen:
+            return rules.Unsupported(f"{self!r} has no closed form (batch statistics)")
+        return rules.Scale(1 + self.eps)
 
     def build(self, in_shape, context):
         return [FeatureNorm("frozen" if self.frozen else "batch", self.eps)], in_shape

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from . import spatial
+from . import rules, spatial
 from .._checks import check_pair_of_ints
 from .conv import image_shape, need_images
 from .kernel import Kernel, NoClosedForm
@@ -45,6 +45,9 @@ class Flatten(Layer):
             return k.map(lambda t: t.mean((-2, -1), dtype=torch.float64)).replace(same_position=False)
         return k.map(spatial.flatten_pairs)
 
+    def pair_rule(self) -> rules.Readout:
+        return rules.Readout("flatten")
+
     def build(self, in_shape, context):
         channels, height, width_px = image_shape(in_shape, "flatten")
         return [nn.Flatten()], (channels * height * width_px,)
@@ -65,6 +68,9 @@ class GlobalAvgPoolLayer(Layer):
         need_images(k, "global_avg_pool")
         spatial.need_all_pairs(k, "global_avg_pool")
         return k.map(spatial.global_average_pairs)
+
+    def pair_rule(self) -> rules.Readout:
+        return rules.Readout("global_avg_pool")
 
     def build(self, in_shape, context):
         channels, _, _ = image_shape(in_shape, "global_avg_pool")
@@ -97,6 +103,9 @@ class AvgPool(Layer):
         spatial.need_all_pairs(k, "avg_pool")
         _pooled_size("avg_pool", self.window, self.stride, *k.space)
         return k.map(lambda t: spatial.avg_pool_pairs(t, self.window, self.stride))
+
+    def pair_rule(self) -> rules.Pool:
+        return rules.Pool(self.window, self.stride)
 
     def build(self, in_shape, context):
         channels, height, width_px = image_shape(in_shape, "avg_pool")

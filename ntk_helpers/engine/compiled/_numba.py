@@ -17,15 +17,16 @@ except ImportError:                                      # pragma: no cover - nu
     numba = None
 
 
-def njit(**options):
-    """``numba.njit(cache=True, **options)`` where numba finds a writable cache folder, else without the cache."""
+def njit(*signature, **options):
+    """``numba.njit(*signature, cache=True, **options)`` where numba finds a writable cache folder, else without
+    the cache."""
 
     def decorate(function):
         try:
-            return numba.njit(cache=True, **options)(function)
+            return numba.njit(*signature, cache=True, **options)(function)
         except RuntimeError as err:                      # "cannot cache function ...: no locator available"
             if "cannot cache" not in str(err):
                 raise
-            return numba.njit(cache=False, **options)(function)
+            return numba.njit(*signature, cache=False, **options)(function)
 
     return decorate

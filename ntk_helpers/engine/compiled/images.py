@@ -1,41 +1,45 @@
 """Pooled CNN kernels, compiled: every pixel pair of one pair of images, all layers fused, in the CPU cache.
 
-See the package docstring (:mod:`ntk_helpers.engine.compiled`) for the scheme."""
+See the package docstring (:mod:`ntk_helpers.engine.compiled`) for the scheme. :func:`pooled_kernel` runs a
+:class:`~.plans.Plan` (the fast path below: one filter size, stride 1, zero "same" padding) or a
+:class:`~.plans.Program` (any other closed-form layers: :mod:`.programs`) on the pairs of images."""
 
 from __future__ import annotations
 
 import functools
 import math
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 
 import numpy as np
 import torch
 
-from ..conv import Conv
-from ..kernel import Kernel
-from ..planning import DEFAULT_MEMORY_BUDGET, MemoryBudgetError
+from ..kernel import Kernel, MemoryBudgetError
 from ._numba import njit, numba
 from .angle import _angle
 from .checks import check_finite
-from .plans import Plan
+from .plans import PIECEWISE, Plan, Program
+from .programs import run_program
 
 
-def pooled_kernel(p: Plan, x1: torch.Tensor, x2: torch.Tensor | None, progress: bool = False,
-                  memory_budget: float = DEFAULT_MEMORY_BUDGET) -> Kernel:
-    """NNGP and NTK after ``global_avg_pool()`` (then the layers after it), float64 (n1, n2).
+def pooled_kernel(p: Plan | Program, x1: torch.Tensor, x2: torch.Tensor | None, *, progress: bool = False,
+                  memory_budget: float) -> Kernel:
+    """NNGP and NTK after the readout (``global_avg_pool()``, or ``flatten()`` for a :class:`~.plans.Program`),
+    float64 (n1, n2) (the layers after it are the evaluation's).
 
-    Raises :class:`~ntk_helpers.engine.planning.MemoryBudgetError` when the result and one thread's buffers
+    Raises :class:`~ntk_helpers.engine.kernel.MemoryBudgetError` when the result and one thread's buffers
     need more than ``memory_budget`` bytes; uses fewer threads when not all of them fit."""
     gram = x2 is None
     a1 = _as_array(x1)                                              # (n1, C, H W)
     a2 = a1 if gram else _as_array(x2)
     height, width = x1.shape[2:]
-    run = _runner(p, height, width, _threads(p, a1.shape[0], a2.shape[0], height, width, memory_budget))
-    steps = len(p.sigma_w2)
+    layout = _layout(p, height, width)
+    run = _runner(layout, _threads(layout, a1.shape[0], a2.shape[0], memory_budget))
     # 1. each input with itself: its variances Sigma_pp before every activation, and its pooled self kernel
-    var1, self1 = _self_pairs(run, a1, steps)
-    var2, self2 = (var1, self1) if gram else _self_pairs(run, a2, steps)
-    check_finite(p.layers, Conv, var1, var2)
+    var1, self1 = _self_pairs(run, a1, layout)
+    var2, self2 = (var1, self1) if gram else _self_pairs(run, a2, layout)
+    check_finite(layout.slot_layers, var1, var2)
+    check_finite((layout.last_weight,), *(np.stack(s)[None] for s in (self1, self2)))
     # 2. every pair (Gram: i < j; the diagonal is step 1's)
     n1, n2 = a1.shape[0], a2.shape[0]
     rows, cols = np.triu_indices(n1, 1) if gram else np.indices((n1, n2)).reshape(2, -1)
@@ -46,33 +50,55 @@ def pooled_kernel(p: Plan, x1: torch.Tensor, x2: torch.Tensor | None, progress: 
         ntk += ntk.T
         np.fill_diagonal(nngp, self1[0])
         np.fill_diagonal(ntk, self1[1])
-    k = Kernel(nngp=torch.from_numpy(nngp), ntk=torch.from_numpy(ntk), var1=torch.from_numpy(self1[0]),
-               var2=torch.from_numpy(self2[0]), is_gram=gram)
-    if p.rest:
-        from ..combinators import Serial
-        k = Serial(p.rest).transform(k)
-    return k
+    return Kernel(nngp=torch.from_numpy(nngp), ntk=torch.from_numpy(ntk), var1=torch.from_numpy(self1[0]),
+                  var2=torch.from_numpy(self2[0]), is_gram=gram)
 
 
-def _buffer_entries(p: Plan, height: int, width: int) -> int:
-    """Entries of one of the four (H W, H W) buffers of a thread, with its zero margins."""
+@dataclass(frozen=True)
+class _Layout:
+    """What a plan needs at run time: the compiled function and its constants, the variance slots (each of at
+    most ``positions`` pixels) with the weight layer before each, and a thread's buffer entries."""
+
+    function: object
+    constants: tuple
+    slots: int
+    positions: int
+    buffer_entries: int
+    slot_layers: tuple
+    last_weight: tuple
+    buffers: int
+    side: int
+
+
+def _layout(p: Plan | Program, height: int, width: int) -> _Layout:
+    if isinstance(p, Program):
+        buffers = 4 + 2 * max(p.levels, 1)
+        readout = (2 if p.end_diagonal else 1) if p.flatten_readout else 0
+        constants = (p.code, p.values, p.src, p.valid, p.shift, p.pad, p.duals, p.size, p.levels, p.start_diagonal,
+                     readout)
+        return _Layout(run_program, constants, p.slots, p.positions, buffers * p.size + 8 * p.pad, p.slot_layers,
+                       p.last_weight, buffers, math.isqrt(p.size))
     (kh, kw), positions = p.kernel_size, height * width
-    return positions ** 2 + 2 * ((kh - 1) * width + (kw - 1)) * (positions + 1)
+    margins = 2 * ((kh - 1) * width + (kw - 1)) * (positions + 1)          # zero margins of the four buffers
+    constants = (height, width, p.pads[0], p.pads[1], p.sigma_w2, p.sigma_b2, p.kind, p.jump, p.mean_slope_sq,
+                 p.dual_index, p.duals)
+    return _Layout(_pairs_function(kh, kw), constants, len(p.sigma_w2), positions, 4 * (positions ** 2 + margins),
+                   p.weights, p.weights[-1], 4, positions)
 
 
-def _threads(p: Plan, n1: int, n2: int, height: int, width: int, budget: float) -> int:
+def _threads(layout: _Layout, n1: int, n2: int, budget: float) -> int:
     """How many threads fit ``budget`` bytes next to the result (at most torch's thread count); raises
     MemoryBudgetError when not even one does."""
-    result = 8 * (2 * n1 * n2 + 2 * (n1 + n2) + len(p.sigma_w2) * (n1 + n2) * height * width)
-    per_thread = 8 * 4 * _buffer_entries(p, height, width)
+    result = 8 * (2 * n1 * n2 + 2 * (n1 + n2) + layout.slots * (n1 + n2) * layout.positions)
+    per_thread = 8 * layout.buffer_entries
     fit = int((budget - result) // per_thread)
     if fit < 1:
         gb = lambda v: f"{v / 2 ** 30:.3g} GiB"
         raise MemoryBudgetError(
-            f"this kernel needs more than memory_budget={gb(budget)}: the compiled path holds four pixel-pair "
-            f"buffers of {height * width} x {height * width} entries (the conv layers' (p, p') pairs of one pair "
-            f"of images, {gb(per_thread)}) and the result takes {gb(result)}. Pass a larger memory_budget= "
-            "(in bytes) to kernel() or use smaller images")
+            f"this kernel needs more than memory_budget={gb(budget)}: the compiled path holds {layout.buffers} "
+            f"pixel-pair buffers of {layout.side} x {layout.side} entries (the conv layers' (p, p') pairs of one pair "
+            f"of images, {gb(per_thread)} per thread) and the result takes {gb(result)}. Pass a larger "
+            "memory_budget= (in bytes) to kernel() or use smaller images")
     return max(1, min(torch.get_num_threads(), fit))
 
 
@@ -80,21 +106,20 @@ def _as_array(x: torch.Tensor) -> np.ndarray:
     return np.ascontiguousarray(x.detach().reshape(x.shape[0], x.shape[1], -1).numpy())
 
 
-def _self_pairs(run, a: np.ndarray, steps: int):
+def _self_pairs(run, a: np.ndarray, layout: _Layout):
     n = a.shape[0]
-    var = np.zeros((steps, n, a.shape[2]))
+    var = np.zeros((layout.slots, n, layout.positions))
     nngp, ntk = np.zeros((n, 1)), np.zeros((n, 1))                # self pairs write column 0
     index = np.arange(n)
     run(a, a, var, var, index, index, True, nngp, ntk)
     return var, (nngp[:, 0].copy(), ntk[:, 0].copy())
 
 
-def _runner(p: Plan, height: int, width: int, threads: int):
+def _runner(layout: _Layout, threads: int):
     """``run(a1, a2, var1, var2, rows, cols, self_pairs, nngp, ntk)``: the pairs (rows[k], cols[k]) on
     ``threads`` threads (numba releases the GIL), in pieces that each thread takes when it is free, so that a
     thread slowed down by other programs on its core does fewer of them."""
-    fn = _pairs_function(*p.kernel_size)
-    constants = (height, width, p.pads[0], p.pads[1], p.sigma_w2, p.sigma_b2, p.jump, p.mean_slope_sq)
+    fn, constants = layout.function, layout.constants
 
     def run(a1, a2, var1, var2, rows, cols, self_pairs, nngp, ntk, progress=False):
         rows, cols = np.ascontiguousarray(rows, dtype=np.int64), np.ascontiguousarray(cols, dtype=np.int64)
@@ -120,8 +145,8 @@ def _pairs_function(kh: int, kw: int):
     """The compiled function for filters of kh x kw taps (constants, so the tap loops unroll)."""
 
     @njit(nogil=True, error_model="numpy")
-    def pairs(x1, x2, var1, var2, rows, cols, height, width, top, left, sigma_w2, sigma_b2, jump, mean_slope_sq,
-              self_pairs, out_nngp, out_ntk):
+    def pairs(x1, x2, var1, var2, rows, cols, height, width, top, left, sigma_w2, sigma_b2, kind, jump, mean_slope_sq,
+              dual_index, duals, self_pairs, out_nngp, out_ntk):
         # x1 (n1, C, P), var1 (L, n1, P); P = height * width; buffers (P, P) flat with a zero margin on both
         # sides, so that shifted reads need no bounds checks (the masks zero what padding would). Indices into
         # the buffers are unsigned (np.uintp): numba then skips its negative-index wraparound, which otherwise
@@ -185,6 +210,20 @@ def _pairs_function(kh: int, kw: int):
                     o = margin + p * P
                     y = p // width
                     v1 = var1[step, i, p]
+                    if kind[step] != PIECEWISE:  # Sigma, Theta into the row, then the compiled dual on it
+                        for q in range(P):
+                            sa = 0.0
+                            sb = 0.0
+                            for a in range(kh):
+                                s = np.uintp(o + q + (a - top) * width * (P + 1))
+                                m = y_mask[y, a, q]
+                                sa += m * A[s]
+                                sb += m * B[s]
+                            cov = w2 * sa + b2
+                            F[np.uintp(o + q)] = cov
+                            G[np.uintp(o + q)] = cov + w2 * sb
+                        duals[dual_index[step]](F[o:o + P], G[o:o + P], v1, var2[step, j])
+                        continue
                     for q in range(P):
                         sa = 0.0
                         sb = 0.0

@@ -10,16 +10,15 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import torch
 
-from ..dense import Dense
 from ..kernel import Kernel
 from ._numba import njit, numba
 from .angle import _angle
 from .checks import check_finite
-from .plans import VectorPlan
+from .plans import LINEAR, PIECEWISE, VectorPlan
 
 
 def vector_kernel(p: VectorPlan, x1: torch.Tensor, x2: torch.Tensor | None) -> Kernel:
-    """NNGP and NTK of a network of dense layers and piecewise-linear activations on vectors, (n1, n2).
+    """NNGP and NTK of a network of dense layers and activations with closed-form duals on vectors, (n1, n2).
 
     Two (n1, n2) arrays and nothing else large: the input kernel x1 . x2 / d becomes the NNGP in place, the NTK
     starts as zeros, and a Gram matrix is computed for j >= i and mirrored in tiles."""
@@ -27,11 +26,11 @@ def vector_kernel(p: VectorPlan, x1: torch.Tensor, x2: torch.Tensor | None) -> K
     rows = x1 if gram else x2
     nngp = torch.mm(x1, rows.T).div_(x1.shape[1]).numpy()            # (n1, n2), as Kernel.from_inputs
     ntk = np.zeros_like(nngp)
-    constants = (p.sigma_w2, p.sigma_b2, p.jump, p.mean_slope_sq, p.linear)
+    constants = (p.sigma_w2, p.sigma_b2, p.kind, p.jump, p.mean_slope_sq, p.dual_index, p.duals)
     var1, self1 = _vector_self(np.diagonal(nngp).copy() if gram else (x1 * x1).sum(1).div_(x1.shape[1]).numpy(),
                                constants)
     var2, self2 = (var1, self1) if gram else _vector_self((x2 * x2).sum(1).div_(x2.shape[1]).numpy(), constants)
-    check_finite(p.layers, Dense, var1, var2)
+    check_finite(p.weights, var1, var2)
     n1 = nngp.shape[0]
     threads = max(1, min(torch.get_num_threads(), n1))
     # rows of a Gram matrix get shorter (j >= i): equal shares of entries, not of rows
@@ -55,7 +54,8 @@ def _vector_self(var0: np.ndarray, constants):
     return var, (nngp, ntk)
 
 
-def _vector_rows(nngp, ntk, var1, var2, start, stop, gram, sigma_w2, sigma_b2, jump, mean_slope_sq, linear):
+def _vector_rows(nngp, ntk, var1, var2, start, stop, gram, sigma_w2, sigma_b2, kind, jump, mean_slope_sq,
+                 dual_index, duals):
     """Rows start..stop of the kernel (j >= i for a Gram matrix), every layer in turn, in place: nngp holds
     x_i . x_j / d on entry, ntk zeros."""
     n2, steps = nngp.shape[1], sigma_w2.shape[0]
@@ -65,13 +65,7 @@ def _vector_rows(nngp, ntk, var1, var2, start, stop, gram, sigma_w2, sigma_b2, j
         for step in range(steps):
             w2, b2, jmp, slope = sigma_w2[step], sigma_b2[step], jump[step], mean_slope_sq[step]
             v1, v2 = var1[step, i], var2[step]
-            if linear[step]:
-                for j in range(n2 - first):
-                    q = np.uintp(first + j)
-                    cov = w2 * F[q] + b2
-                    G[q] = cov + w2 * G[q]
-                    F[q] = cov
-            else:
+            if kind[step] == PIECEWISE:
                 for j in range(n2 - first):
                     q = np.uintp(first + j)
                     cov = w2 * F[q] + b2
@@ -84,6 +78,14 @@ def _vector_rows(nngp, ntk, var1, var2, start, stop, gram, sigma_w2, sigma_b2, j
                     e_dot = slope - jmp * t
                     F[q] = jmp * r + e_dot * cov
                     G[q] = e_dot * theta_in
+            else:                                # the affine map; then a compiled dual on the row, if any
+                for j in range(n2 - first):
+                    q = np.uintp(first + j)
+                    cov = w2 * F[q] + b2
+                    G[q] = cov + w2 * G[q]
+                    F[q] = cov
+                if kind[step] != LINEAR:
+                    duals[dual_index[step]](F[first:], G[first:], v1, v2[first:])
 
 
 def _mirror_upper(a):
@@ -96,9 +98,11 @@ def _mirror_upper(a):
                     a[j, i] = a[i, j]
 
 
-def _vector_self_loop(var0, var, out_nngp, out_ntk, sigma_w2, sigma_b2, jump, mean_slope_sq, linear):
+def _vector_self_loop(var0, var, out_nngp, out_ntk, sigma_w2, sigma_b2, kind, jump, mean_slope_sq, dual_index,
+                      duals):
     """Each input with itself through the same arithmetic as :func:`_vector_rows` (so the Gram diagonal of the
     cross computation equals these values exactly); ``var[step, i]``: the variance before activation ``step``."""
+    cov_row, theta_row, var_row = np.empty(1), np.empty(1), np.empty(1)
     for i in range(var0.shape[0]):
         f, g = var0[i], 0.0
         for step in range(sigma_w2.shape[0]):
@@ -106,9 +110,9 @@ def _vector_self_loop(var0, var, out_nngp, out_ntk, sigma_w2, sigma_b2, jump, me
             cov = w2 * f + b2
             var[step, i] = cov
             theta_in = cov + w2 * g
-            if linear[step]:
+            if kind[step] == LINEAR:
                 f, g = cov, theta_in
-            else:
+            elif kind[step] == PIECEWISE:
                 prod = cov * cov
                 d = prod - cov * cov
                 r = math.sqrt(d if d > 0.0 else 0.0)
@@ -116,6 +120,10 @@ def _vector_self_loop(var0, var, out_nngp, out_ntk, sigma_w2, sigma_b2, jump, me
                 t = t if prod != 0.0 else math.pi / 2
                 e_dot = slope - jmp * t
                 f, g = jmp * r + e_dot * cov, e_dot * theta_in
+            else:
+                cov_row[0], theta_row[0], var_row[0] = cov, theta_in, cov
+                duals[dual_index[step]](cov_row, theta_row, cov, var_row)
+                f, g = cov_row[0], theta_row[0]
         out_nngp[i], out_ntk[i] = f, g
 
 
