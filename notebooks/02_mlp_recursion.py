@@ -7,7 +7,7 @@
 # **You will learn**
 # - 4.1.1: to compute the NNGP kernel $\Sigma$ and the NTK $\Theta$ of an MLP layer by layer, and why each step
 #   needs the *triple* $(\Sigma(x,x), \Sigma(x',x'), \Sigma(x,x'))$;
-# - where this recursion comes from (Gaussian units, and the NTK as a sum over layers), checked on one network of
+# - where this recursion comes from (Gaussian units, and the NTK as a sum over layers), checked on networks of
 #   width 4096;
 # - 4.1.2: what depth does to the kernels of a ReLU network: correlations creep to 1 like $1/l^2$, the NNGP
 #   becomes constant, the NTK keeps a full-rank part, and predictions off the training set flatten;
@@ -41,12 +41,12 @@ nh.plotting.use_style()
 #
 # An infinitely wide MLP is a Gaussian process whose covariance is computed one layer at a time. A layer takes the
 # $2\times2$ covariance of a unit at two inputs, computes two Gaussian expectations $E$ and $\dot E$, and returns the
-# next layer's covariance $\Sigma$ and NTK $\Theta$. Repeated over many layers, this map moves the *correlation* of
-# the two inputs, and where it goes (to 1, to a value below 1, or only slowly) decides what a deep network can
-# still tell apart.
+# next layer's covariance $\Sigma$ and NTK $\Theta$ (left). Repeated over many layers, this map moves the
+# *correlation* $c$ of the two inputs (right): to 1 exponentially fast, to 1 only polynomially, or to a value
+# $c^* < 1$. Where it goes decides what a deep network can still tell apart; this lesson works out each case.
 
 # %%
-sp.draw_recursion()
+sp.draw_idea()
 plt.show()
 
 # %% [markdown]
@@ -126,7 +126,7 @@ nh.check_close("E[φ(u)²] = q/2 on the diagonal", relu_dual(q1, q1, q1)[0], q1 
 # kernels are the same, as Matthews et al. (2018) proved for the NNGP and Yang (2019, 2020) for the NNGP and the
 # NTK (Arora et al. 2019 bound a ReLU network's NTK error at finite widths).
 #
-# Check it on **one** network of width $m = 4096$ (two hidden layers, ReLU, $\sigma_w^2 = 2$, $\sigma_b = 0.2$) and two
+# Check it on a network of width $m = 4096$ (two hidden layers, ReLU, $\sigma_w^2 = 2$, $\sigma_b = 0.2$) and two
 # inputs of different lengths. First what the recursion predicts, for both kernels:
 
 # %%
@@ -147,35 +147,32 @@ print(nh._("recursion, output: Σ(x,x′) = {sigma:.4f}, Θ(x,x′) = {theta:.4f
     sigma=float(Sigma[0, 1]), theta=float(Theta[0, 1])))
 
 # %% [markdown]
-# In `relu_dual(q[:, None], q[None, :], Sigma)` the two variance arguments are the *column* and the *row* of the
-# same two numbers: entry $(i, j)$ of the result pairs the variance of input $i$ with that of input $j$, as the
-# triple requires. (Section "Why the triple matters" below shows what using one variance twice would cost.) The
-# package's `nh.mlp(...).kernel(...)` runs exactly this recursion:
-
 # %% tags=["check"]
 package = nh.mlp(2, "relu", sigma_w=sigma_w, sigma_b=sigma_b).kernel(pair)
 nh.check_close("NNGP of the loop vs nh.mlp(...).kernel", Sigma, package.nngp, rtol=1e-12)
 nh.check_close("NTK of the loop vs nh.mlp(...).kernel", Theta, package.ntk, rtol=1e-12)
 
 # %% [markdown]
+# In `relu_dual(q[:, None], q[None, :], Sigma)` the two variance arguments are the *column* and the *row* of the
+# same two numbers: entry $(i, j)$ of the result pairs the variance of input $i$ with that of input $j$, as the
+# triple requires. (The package's `nh.mlp(...).kernel(...)` runs exactly this recursion.)
+#
 # Now the network. Its modules alternate dense layer and ReLU; the output of each dense layer is a pre-activation
-# $z^{(l)}$ (the last one is $f$):
+# $z^{(l)}$ (the last one is $f$). The 4096 units of one layer are (nearly) independent samples of that layer's
+# Gaussian process, so the average of $z_i(x)\,z_i(x')$ over the units estimates $\Sigma^{(l)}(x,x')$, within a
+# standard error (SE): the products' standard deviation divided by $\sqrt{4096} = 64$.
 
 # %%
-wide = nh.mlp(2, "relu", sigma_w=sigma_w, sigma_b=sigma_b).network(3, width=width, seed=0)
+network_of = lambda seed: nh.mlp(2, "relu", sigma_w=sigma_w, sigma_b=sigma_b).network(3, width=width,
+                                                                                      seed=seed)
+wide = network_of(0)
 preactivations, h = [], pair
 for index, module in enumerate(wide):                  # dense, relu, dense, relu, dense(1)
     h = module(h)
     if index % 2 == 0:
         preactivations.append(h)                       # z^(1), z^(2): (2, 4096); f = z^(3): (2, 1)
-print(wide)
 
-# %% [markdown]
-# The 4096 units of one layer are (nearly) independent samples of that layer's Gaussian process, so the average
-# of $z_i(x)\,z_i(x')$ over the units estimates $\Sigma^{(l)}(x,x')$, within a standard error (SE): the products'
-# standard deviation divided by $\sqrt{4096} = 64$.
 
-# %%
 def unit_average(products):
     """Mean over the units of a layer, and its standard error."""
     return float(products.mean()), float(products.std() / math.sqrt(products.numel()))
@@ -190,6 +187,46 @@ for layer in (1, 2):
                    "± {se:.3f}").format(layer=layer, entry=entry, measured=measured, se=se,
                                         predicted=float(predicted_sigma[layer - 1][a, b])))
 
+# %% [markdown]
+# And the units really look Gaussian, although what they sum is not: the 4096 values $h_j^{(1)}(x')$ that feed layer
+# 2 (left), and the 4096 values $z_i^{(2)}(x')$ of layer 2 against the density of $\mathcal N(0, \Sigma^{(2)}(x',x'))$
+# that the recursion predicts (right).
+
+# %%
+inputs = torch.relu(preactivations[0][1].detach())                             # h^(1)(x′): (4096,)
+units = preactivations[1][1].detach()                                          # z^(2)(x′): (4096,)
+variance = float(predicted_sigma[1][1, 1])
+grid = torch.linspace(-4, 4, 201, dtype=torch.float64) * math.sqrt(variance)
+fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
+left.hist(inputs, bins=60, color=nh.plotting.PALETTE[1], alpha=0.6)
+left.set_xlabel(nh._("post-activation h⁽¹⁾ⱼ(x′) = relu(z⁽¹⁾ⱼ(x′))"))
+left.set_ylabel(nh._("number of units"))
+left.set_title(nh._("What layer 2 sums: ReLU outputs, half of them 0"))
+heights = right.hist(units, bins=60, density=True, alpha=0.5, label=f"{width} units of one network")[0]
+right.plot(grid, torch.exp(-grid ** 2 / (2 * variance)) / math.sqrt(2 * math.pi * variance),
+           label="N(0, Σ⁽²⁾(x′,x′)) from the recursion")
+right.set_ylim(0, 1.35 * max(float(heights.max()), 1 / math.sqrt(2 * math.pi * variance)))   # legend room
+right.set_xlabel("pre-activation z⁽²⁾ᵢ(x′)")
+right.set_ylabel("probability density")
+right.set_title(nh._("Yet layer 2's units are Gaussian, as predicted"))
+right.legend(loc="upper left", fontsize=9)
+plt.show()
+
+# %% [markdown]
+# **Why Gaussian?** Each unit of layer 2 sums 4096 ReLU outputs, and they are far from Gaussian (left). Why is the
+# sum Gaussian, and why with the variance the recursion predicts?
+#
+# <details><summary>Answer</summary>
+#
+# Given layer 1, unit $i$ of layer 2 is $\frac{\sigma_w}{\sqrt m}\sum_j W_{ij}h_j^{(1)} + \sigma_b b_i$ with fresh
+# Gaussian weights and bias: a linear combination of independent Gaussians, so exactly Gaussian, with variance
+# $\sigma_w^2|h^{(1)}|^2/m + \sigma_b^2$, the same for every unit. The ReLU outputs only set that variance, through
+# the average $|h^{(1)}|^2/m$ over 4096 units, which is close to its limit $\mathbb E[\phi(u)^2]$ (law of large
+# numbers): hence the variance $\Sigma^{(2)}(x',x')$. With non-Gaussian weights the central limit theorem gives
+# the same in the limit.
+#
+# </details>
+
 # %% tags=["check"]
 # Tolerance 6 SE: the layers below are finite too (over 12 seeds the layer-2 errors scattered about 1.6 times
 # the naive SE), so 6 SE is about 4 real standard deviations.
@@ -200,32 +237,13 @@ for layer in (1, 2):
         measured, se = unit_average(z[a] * z[b])
         errors_in_se.append(abs(measured - float(predicted_sigma[layer - 1][a, b])) / se)
 nh.check_between("largest |error|/SE of the six unit covariances", max(errors_in_se), 0.0, 6.0)
-
-# %% [markdown]
-# And the units really look Gaussian: the histogram of the 4096 values $z_i^{(2)}(x')$ against the density of
-# $\mathcal N(0, \Sigma^{(2)}(x',x'))$ that the recursion predicts.
-
-# %%
-units = preactivations[1][1].detach()                                          # z^(2)(x′): (4096,)
-variance = float(predicted_sigma[1][1, 1])
-grid = torch.linspace(-4, 4, 201, dtype=torch.float64) * math.sqrt(variance)
-fig, ax = plt.subplots()
-heights = ax.hist(units, bins=60, density=True, alpha=0.5, label=f"{width} units of one network")[0]
-ax.plot(grid, torch.exp(-grid ** 2 / (2 * variance)) / math.sqrt(2 * math.pi * variance),
-        label="N(0, Σ⁽²⁾(x′,x′)) from the recursion")
-ax.set_ylim(0, 1.35 * max(float(heights.max()), 1 / math.sqrt(2 * math.pi * variance)))  # room for the legend
-ax.set_xlabel("pre-activation z⁽²⁾ᵢ(x′)")
-ax.set_ylabel("probability density")
-ax.set_title(nh._("The units of one layer are Gaussian, with the variance the recursion predicts"))
-ax.legend(loc="upper left")
-plt.show()
-
-# %% tags=["check"]
 inside = float((units.abs() < math.sqrt(variance)).double().mean())
 gaussian_inside = math.erf(1 / math.sqrt(2))                                   # P(|u| < 1 sd) = 0.6827
 binomial_se = math.sqrt(gaussian_inside * (1 - gaussian_inside) / width)
 nh.check_close("fraction of the units within one standard deviation (6 binomial SE)", inside, gaussian_inside,
                atol=6 * binomial_se)
+nh.check_close("fraction of the ReLU outputs that are 0 (6 binomial SE)",
+               float((inputs == 0).double().mean()), 0.5, atol=6 * math.sqrt(0.25 / width))
 
 # %% [markdown]
 # ### Where the recursion comes from, step 2: the NTK, layer by layer
@@ -263,28 +281,57 @@ nh.check_close("fraction of the units within one standard deviation (6 binomial 
 # $$\Theta = \sum_{l=1}^{L+1}\Sigma^{(l)}\prod_{k=l+1}^{L+1}\dot\Sigma^{(k)},$$
 #
 # which is the recursion $\Theta^{(l+1)} = \Sigma^{(l+1)} + \dot\Sigma^{(l+1)}\Theta^{(l)}$ written out. Compare it
-# with the same network, split into its three layers (autograd, one output at a time):
+# with networks of width 4096 split into their three layers (autograd, one output at a time). One network's terms
+# scatter by several percent from seed to seed, so take eight networks and compare their mean:
 
 # %%
-outputs = preactivations[2][:, 0]                                              # f(x), f(x′)
-parameters = list(wide.parameters())
-gradient_x = torch.autograd.grad(outputs[0], parameters, retain_graph=True)     # ∂f(x)/∂p, one tensor per p
-gradient_x2 = torch.autograd.grad(outputs[1], parameters, retain_graph=True)    # ∂f(x′)/∂p
-layer_of = [int(name.split(".")[0]) // 2 for name, _p in wide.named_parameters()]  # modules 0, 2, 4 → 0, 1, 2
-per_layer = torch.zeros(3, dtype=torch.float64)                                # Θ_l(x, x′), l = 1, 2, 3
-for layer, a, b in zip(layer_of, gradient_x, gradient_x2):
-    per_layer[layer] += (a * b).sum()
+def layer_terms(network):
+    """Θ_l(x, x′), l = 1, 2, 3: the gradients of f(x) and f(x′) over layer l's parameters, multiplied."""
+    outputs = network(pair)[:, 0]                                              # f(x), f(x′)
+    parameters = list(network.parameters())
+    gradient_x = torch.autograd.grad(outputs[0], parameters, retain_graph=True)  # ∂f(x)/∂p, one tensor per p
+    gradient_x2 = torch.autograd.grad(outputs[1], parameters)                   # ∂f(x′)/∂p
+    layer_of = [int(name.split(".")[0]) // 2 for name, _p in network.named_parameters()]  # modules 0, 2, 4
+    terms = torch.zeros(3, dtype=torch.float64)
+    for layer, a, b in zip(layer_of, gradient_x, gradient_x2):
+        terms[layer] += (a * b).sum()
+    return terms
 
+
+terms = torch.stack([layer_terms(wide)] + [layer_terms(network_of(seed)) for seed in range(1, 8)])  # (8, 3)
 cross = lambda matrices: [float(m[0, 1]) for m in matrices]                     # the (x, x′) entries
-predicted_terms = [sigma * math.prod(cross(predicted_sigma_dot)[l:])            # Σ^(l) ∏_{k>l} Σ̇^(k)
-                   for l, sigma in enumerate(cross(predicted_sigma))]
+backward = [math.prod(cross(predicted_sigma_dot)[l:]) for l in range(3)]       # ∏_{k>l} Σ̇^(k)(x, x′)
+predicted_terms = [sigma * factor for sigma, factor in zip(cross(predicted_sigma), backward)]
 for layer in range(3):
-    print(nh._("layer {layer}: gradient inner product {measured:.3f}, Σ⁽ˡ⁾ ∏ Σ̇ = {predicted:.3f}").format(
-        layer=layer + 1, measured=float(per_layer[layer]), predicted=predicted_terms[layer]))
-print(nh._("sum, Θ(x,x′): width 4096 {measured:.3f}, recursion {predicted:.3f}").format(
-    measured=float(per_layer.sum()), predicted=float(Theta[0, 1])))
+    measured = terms[:, layer]
+    print(nh._("layer {layer}: Σ⁽ˡ⁾(x,x′) = {sigma:.3f} × ∏ Σ̇ = {backward:.3f} → {predicted:.3f}; "
+               "8 networks: mean {mean:.3f}, from {low:.3f} to {high:.3f}").format(
+        layer=layer + 1, sigma=cross(predicted_sigma)[layer], backward=backward[layer],
+        predicted=predicted_terms[layer], mean=float(measured.mean()), low=float(measured.min()),
+        high=float(measured.max())))
+total = terms.sum(1)
+print(nh._("sum, Θ(x,x′): recursion {predicted:.3f}; 8 networks: mean {mean:.3f}, from {low:.3f} to "
+           "{high:.3f}").format(predicted=float(Theta[0, 1]), mean=float(total.mean()),
+                                low=float(total.min()), high=float(total.max())))
+
+# %% [markdown]
+# **Why is the first layer's share the smallest?** All three layers use the same $\sigma_w$ and $\sigma_b$, yet the
+# first contributes a third as much as the readout. Read the reason off the printout.
+#
+# <details><summary>Answer</summary>
+#
+# Two effects multiply. The forward covariance grows up the network, $\Sigma^{(l)}(x,x') = 0.640, 0.806, 0.933$:
+# each ReLU layer raises the correlation of the pair, and the bias adds $\sigma_b^2$ to every entry. And each term
+# is multiplied by the backward factors of all the layers above it, $\dot\Sigma^{(k)}(x,x') = 1 - \theta/\pi$
+# with $\theta$ the angle of the pair one layer below: below 1 whenever $x$ and $x'$ point in different
+# directions. Layer 2 gets one factor (0.718), layer 1 two (0.484 together), the readout none. A single network
+# scatters around these predictions (layer 1: from 0.286 to 0.353), and the mean of the eight lies within one
+# standard error (their scatter divided by $\sqrt 8$) of each prediction.
+#
+# </details>
 
 # %% tags=["check"]
+per_layer = terms[0]                                                           # the network `wide` (seed 0)
 nh.check_close("sum of the three layers vs nh.empirical_ntk", per_layer.sum(),
                nh.empirical_ntk(wide, pair)[0, 1], rtol=1e-10)
 nh.check_close("Σ Σ⁽ˡ⁾ ∏ Σ̇ vs the recursion's Θ(x,x′)", sum(predicted_terms), Theta[0, 1], rtol=1e-12)
@@ -298,18 +345,38 @@ for layer in (1, 2):                            # the backward factor: σ_w² ×
     measured, se = unit_average(sigma_w ** 2 * step[0] * step[1])
     nh.check_close("σ_w² × mean of φ′(z(x))φ′(z(x′)) vs Σ̇(x,x′) (6 SE)", measured,
                    predicted_sigma_dot[layer - 1][0, 1], atol=6 * se)
+# The mean of 8 networks against the recursion, with SE = the seed-to-seed standard deviation / √8: per layer
+# within one SE, as the answer says (these 8 seeds give at most 0.9 SE); the sum within 4 SE.
+mean_error_in_se = (terms.mean(0) - torch.tensor(predicted_terms)).abs() / (terms.std(0) / math.sqrt(8))
+nh.check_between("each layer's term: |mean of 8 networks − Σ⁽ˡ⁾ ∏ Σ̇| in SE, largest of the three",
+                 mean_error_in_se.max(), 0.0, 1.0)
+nh.check_between("one network's terms scatter by several percent: relative std, smallest of the layers",
+                 (terms.std(0) / terms.mean(0)).min(), 0.02, 0.1)
+nh.check_between("one network's terms scatter by several percent: relative std, largest of the layers",
+                 (terms.std(0) / terms.mean(0)).max(), 0.02, 0.1)
+nh.check_close("Θ(x,x′): mean of 8 networks vs the recursion (4 SE)", total.mean(), Theta[0, 1],
+               atol=4 * float(total.std()) / math.sqrt(8))
 # One network's NTK fluctuates around the limit with a relative standard deviation of about √(5L/m) (Hanin &
 # Nica 2020, bias-free ReLU), 4.9 % here; over 12 seeds we measured 5.4 % for this entry. Tolerance 4 √(5L/m).
-nh.check_close("Θ(x,x′) of the width-4096 network vs the recursion (4 √(5L/m))", per_layer.sum(), Theta[0, 1],
-               rtol=4 * math.sqrt(5 * 2 / width))
+nh.check_close("Θ(x,x′) of each of the 8 networks vs the recursion (4 √(5L/m))", total,
+               torch.full_like(total, float(Theta[0, 1])), rtol=4 * math.sqrt(5 * 2 / width))
+nh.check_close("the answer: Σ⁽ˡ⁾(x,x′) and the backward products", cross(predicted_sigma) + backward[:2],
+               [0.640, 0.806, 0.933, 0.484, 0.718], atol=5e-4)
+nh.check_close("the answer: the first layer's share of the readout's (a third)",
+               predicted_terms[0] / predicted_terms[2], 1 / 3, atol=0.02)
+nh.check_close("the answer: one network's layer-1 term ranges from 0.286 to 0.353",
+               [terms[:, 0].min(), terms[:, 0].max()], [0.286, 0.353], atol=5e-4)
 
 # %% [markdown]
 # ### Why the triple matters
 #
-# The expectation step needs both variances. A tempting shortcut uses $\Sigma(x,x)$ for both inputs. Compare it
-# with the truth, measured as in step 1: one random layer with $2^{20}$ units, where $\sigma_w^2$ times the average of
-# $\phi(z_j(x))\,\phi(z_j(x'))$ over the units, plus $\sigma_b^2$, is the covariance $\Sigma^{(2)}(x,x')$ that the next
-# layer sees.
+# From 4.1.2 on, this lesson, like most papers on deep kernels, takes inputs of equal length: then
+# $\Sigma(x,x) = \Sigma(x',x')$, one variance $q$ serves both inputs, and the recursion becomes a map of the
+# correlation alone. It is tempting to keep that one-variance formula for inputs of different lengths, using
+# $\Sigma(x,x)$ for both. Our two inputs differ in length ($|x'|^2 = 3.15$, $|x|^2 = 1$). Compare the shortcut with
+# the triple and with the truth, measured as in step 1: one random layer with $2^{20}$ units, where $\sigma_w^2$
+# times the average of $\phi(z_j(x))\,\phi(z_j(x'))$ over the units, plus $\sigma_b^2$, is the covariance
+# $\Sigma^{(2)}(x,x')$ that the next layer sees.
 
 # %%
 q, cov = torch.diagonal(predicted_sigma[0]), predicted_sigma[0][0, 1]          # layer 1: the triple
@@ -326,6 +393,10 @@ print(nh._("Σ⁽²⁾(x,x′): with the triple {correct:.4f}, shortcut {shortcu
 nh.check_close("the wide layer agrees with the triple (6 SE)", monte_carlo, correct, atol=6 * mc_se)
 nh.check_that("the shortcut misses the wide layer by more than 6 SE", abs(shortcut - monte_carlo) > 6 * mc_se,
               measured=abs(shortcut - monte_carlo), expected=6 * mc_se)
+nh.check_close("|x′|² and |x|²", [float(pair[1] @ pair[1]), float(pair[0] @ pair[0])], [3.15, 1.0],
+               rtol=1e-12)
+nh.check_close("question 1 at the end: shortcut, triple, wide layer", [shortcut, correct, monte_carlo],
+               [0.686, 0.806, 0.807], atol=5e-4)
 
 # %% [markdown]
 # ## 4.1.2 Kernel collapse: what depth does
@@ -344,8 +415,7 @@ nh.check_that("the shortcut misses the wide layer by more than 6 SE", abs(shortc
 #
 # $\rho(1) = 1$ and $\rho(c) > c$ for every $c < 1$, so every pair of inputs is driven towards correlation 1.
 # Iterating a map is easiest to see as a *cobweb*: from $c_0$ go up to the curve (that is $c_1$), across to the
-# diagonal, up to the curve again, and so on; each step of the staircase is one layer. Before you look, predict:
-# do the steps get longer or shorter as $c$ approaches 1?
+# diagonal, up to the curve again, and so on; each step of the staircase is one layer.
 
 # %%
 c = torch.linspace(-1, 1, 201, dtype=torch.float64)
@@ -362,11 +432,20 @@ ax.legend(loc="upper left", fontsize=9)
 plt.show()
 
 # %% [markdown]
+# **Explain, then predict.** (a) Why do the steps shrink near $c = 1$? (b) Twelve layers took the correlation from
+# 0 to 0.897. How many layers does it take to pass 0.99? Write down a number, then find where the curve of the next
+# figure crosses $10^{-2}$.
+#
 # <details><summary>Answer</summary>
 #
-# Shorter. The curve touches the diagonal at $c = 1$ with slope exactly 1, so near 1 the gap $\rho(c) - c$ between
-# curve and diagonal, which is the length of the next step, shrinks faster than $1 - c$ itself. The fixed point
-# $c^* = 1$ attracts, but only *marginally*: the approach is polynomial, not exponential.
+# (a) The curve touches the diagonal at $c = 1$ with slope exactly 1, so near 1 the gap $\rho(c) - c$ between curve
+# and diagonal, which is the length of the next step, shrinks faster than $1 - c$ itself. The fixed point $c^* = 1$
+# attracts, but only *marginally*: the approach is polynomial, not exponential.
+#
+# (b) 57 layers: 45 for the last 0.09, almost four times the 12 for the first 0.897. Each layer closes a smaller
+# fraction of the remaining gap $1 - c$ than the one before: the first closes about a third of it (the staircase
+# jumps from 0 to 0.32), later layers ever less. So the gap falls only like a power of $l$; the next section
+# derives it.
 #
 # </details>
 
@@ -378,6 +457,15 @@ gap = nh.correlation_map(c[:-1], "relu") - c[:-1]
 nh.check_that("ρ(c) > c for every c < 1 on the grid", bool((gap > 0).all()), measured=float(gap.min()),
               expected="> 0")
 nh.check_that("the steps of the staircase shrink", bool((path.diff()[1:] < path.diff()[:-1]).all()))
+longer = nh.correlation_trajectory(torch.tensor(0.0, dtype=torch.float64), 100, "relu")   # c_0 .. c_100
+closed = longer.diff() / (1 - longer[:-1])                    # the share of the gap that each layer closes
+nh.check_close("answer (b): c after 12 layers", path[12], 0.897, atol=5e-4)
+passes = int((longer > 0.99).nonzero()[0])
+nh.check_that("answer (b): the correlation first passes 0.99 after 57 layers", passes == 57, measured=passes,
+              expected=57)
+nh.check_that("answer (b): each layer closes a smaller fraction of the gap", bool((closed.diff() < 0).all()))
+nh.check_close("answer (b): the fraction of the gap that the first layer closes (1/π)", closed[0],
+               1 / math.pi, rtol=1e-12)
 
 # %% [markdown]
 # ### Why $1/l^2$: a three-line derivation
@@ -422,10 +510,11 @@ nh.check_between("(1 − c_l) / (9π²/(2l²)) at l = 1000 (the O(θ) terms make
 #
 # - On the diagonal every factor is exact: $\Sigma^{(l)}(x,x) = q$ and $\dot\Sigma^{(k)}(x,x) = 1$, so
 #   $\Theta^{(L+1)}(x,x) = (L+1)\,q$.
-# - Off the diagonal $\Sigma^{(l)}(x,x') = q\,c_{l-1} \to q$, but the backward factors stay below 1:
-#   $\dot\Sigma^{(k)}(x,x') = \sigma_w^2\,\frac{\pi-\theta_{k-2}}{2\pi} = 1 - \frac{\theta_{k-2}}{\pi} \approx 1 - \frac3k$
-#   for large $k$ ($\theta_{k-2}$ is the angle in $\Sigma^{(k-1)}$, about $3\pi/k$ by the derivation above). Their
-#   product is a power law:
+# - Off the diagonal $\Sigma^{(l)}(x,x') = q\,c_{l-1} \to q$, but the backward factors stay below 1. Layer $k$'s
+#   factor is $\dot\Sigma^{(k)}(x,x') = \sigma_w^2\,\frac{\pi-\theta}{2\pi} = 1 - \frac{\theta}{\pi}$, where $\theta$
+#   is the angle between the two inputs' pre-activations one layer below. After about $k$ layers that angle is
+#   $\theta \approx 3\pi/k$ (the derivation above; for large $k$ an offset of a layer or two does not matter), so
+#   the factor is about $1 - 3/k$, and the product of the factors is a power law:
 #   $\prod_{k=l+1}^{L+1}\bigl(1 - \frac3k\bigr) \approx \exp\bigl(-3\sum_{k=l+1}^{L+1}\frac1k\bigr) \approx \bigl(\frac lL\bigr)^3$.
 # - So layer $l$ adds about $q\,(l/L)^3$ to $\Theta(x,x')$ but $q$ to $\Theta(x,x)$, and
 #
@@ -454,12 +543,46 @@ plt.show()
 # %%
 print(nh._("depth 1000: normalized NNGP {nngp:.4f}, normalized NTK {ntk:.4f}, Θ(x,x) = {theta:.0f} = (L+1)·q")
       .format(nngp=float(nngp_corr[-1]), ntk=float(ntk_corr[-1]), theta=float(deep.ntk[-1, 0, 0])))
+peak = int(ntk_corr.argmax())
+print(nh._("normalized NTK: largest {peak:.3f} at depth {at}; {at_100:.4f} at depth 100").format(
+    peak=float(ntk_corr[peak]), at=int(deep.depths[peak]), at_100=float(ntk_corr[99])))
+k = torch.tensor([10, 100])
+damping = k * torch.arccos(trajectory[k - 2]) / math.pi          # layer k's factor is 1 − θ/π = 1 − damping/k
+print(nh._("backward factors 1 − a/k: a = {a_10:.2f} at k = 10, {a_100:.2f} at k = 100 (large k: a → 3)")
+      .format(a_10=float(damping[0]), a_100=float(damping[1])))
+
+# %% [markdown]
+# **Why the bump?** The normalized NTK does not fall straight to ¼: it first climbs above 0.3 near $L = 10$.
+# Which approximation of the derivation fails at small depth? The last printed line is a hint.
+#
+# <details><summary>Answer</summary>
+#
+# The backward factor $1 - \theta/\pi \approx 1 - 3/k$ uses the large-$k$ angle $\theta \approx 3\pi/k$. In the
+# first layers the angle is still well below $3\pi/k$ (which even exceeds π for $k < 3$), so the factors damp less:
+# written $1 - a/k$, they have $a = 1.86$ at $k = 10$ and $a = 2.74$ at $k = 100$, not 3. With a constant $a$ the
+# weights $(l/L)^a$ would give the ratio $1/(a+1)$, above ¼ while $a < 3$. As $a$ creeps towards 3 the curve comes
+# down, slowly: largest 0.316 at $L = 11$, 0.2725 at $L = 100$, 0.2533 at $L = 1000$. (The climb at the very start
+# is the forward factor: orthogonal inputs start from $\Sigma^{(1)}(x,x') = 0$.)
+#
+# </details>
 
 # %% tags=["check"]
 nh.check_between("normalized NNGP at depth 1000", nngp_corr[-1], 0.999, 1.0)
-nh.check_close("normalized NTK at depth 1000 (0.2533, tending to 1/4 like 1/L)", ntk_corr[-1], 0.2533,
-               atol=2e-3)
+nh.check_close("normalized NTK at depth 1000 (0.2533, still approaching 1/4)", ntk_corr[-1], 0.2533,
+               atol=5e-5)
 nh.check_close("Θ(x,x) at depth 1000 = (L+1) q = 2002", deep.ntk[-1, 0, 0], 1001 * 2.0, rtol=1e-12)
+nh.check_close("the bump: largest normalized NTK, and at depth 100", [ntk_corr[peak], ntk_corr[99]],
+               [0.316, 0.2725], atol=5e-4)
+nh.check_that("the bump: the largest normalized NTK is at depth 11", int(deep.depths[peak]) == 11,
+              measured=int(deep.depths[peak]), expected=11)
+nh.check_close("the bump: a at k = 10 and k = 100", damping, [1.86, 2.74], atol=5e-3)
+every_k = torch.arange(2, 1001)
+nh.check_that("the bump: a < 3 at every k ≤ 1000 (the factors damp less than 1 − 3/k)",
+              bool((every_k * torch.arccos(trajectory[every_k - 2]) / math.pi < 3).all()))
+# Layer k's factor read off the kernels: Σ̇^(k) = (Θ^(k) − Σ^(k)) / Θ^(k−1), where deep.ntk[L − 1] is Θ^(L+1).
+factor = lambda k: (deep.ntk[k - 2, 0, 1] - deep.nngp[k - 2, 0, 1]) / deep.ntk[k - 3, 0, 1]
+nh.check_close("the bump: a = k (1 − Σ̇⁽ᵏ⁾) from the kernels, k = 10 and 100", [10 * (1 - factor(10)),
+               100 * (1 - factor(100))], damping, rtol=1e-9)
 
 # %% [markdown]
 # A constant plus a multiple of the identity is **full rank**. To count how many directions a kernel matrix $K$
@@ -512,8 +635,11 @@ by_depth = nh.mlp_kernels_by_depth(data, depth=max(depths), activation="relu")
 predictions = {L: nh.kernel_regression(by_depth.ntk[L - 1][train, train], by_depth.ntk[L - 1][test, train],
                                        y[train]) for L in depths}
 test_mse = [float(((predictions[L] - y[test]) ** 2).mean()) for L in depths]
+spread = float(predictions[50].std() / predictions[1].std())
 print(nh._("test MSE by depth {depths}: {mse}; variance of the test labels {variance:.3f}").format(
     depths=depths, mse=", ".join(f"{v:.4f}" for v in test_mse), variance=float(y[test].var())))
+print(nh._("spread of the test predictions (standard deviation), depth 50 / depth 1: {ratio:.3f}").format(
+    ratio=spread))
 
 # %%
 fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
@@ -540,8 +666,9 @@ nh.check_that("the test MSE grows with every depth step", all(a < b for a, b in 
               measured=str([round(v, 4) for v in test_mse]), expected="increasing")
 nh.check_between("test MSE at depth 50 / variance of the labels (near predicting the mean)",
                  test_mse[-1] / float(y[test].var()), 0.5, 1.0)
-nh.check_between("spread of the test predictions, depth 50 / depth 1 (they flatten)",
-                 float(predictions[50].std() / predictions[1].std()), 0.0, 0.25)
+nh.check_between("spread of the test predictions, depth 50 / depth 1 (they flatten)", spread, 0.0, 0.25)
+nh.check_close("question 5 at the end: the spread ratio (about a sixth), test MSE at depth 50, variance",
+               [spread, test_mse[-1], float(y[test].var())], [1 / 6, 0.101, 0.129], atol=5e-3)
 
 # %% [markdown]
 # ## Order and chaos (tanh, erf)
@@ -557,17 +684,23 @@ nh.check_between("spread of the test predictions, depth 50 / depth 1 (they flatt
 # - $\chi_1 < 1$, **ordered**: all inputs become perfectly correlated, exponentially fast: $1 - c$ shrinks by about
 #   $\chi_1$ per layer (depth scale $-1/\ln\chi_1$). The NTK tends, more slowly than the NNGP, to the constant matrix
 #   $q^*/(1-\chi_1)\,\mathbf 1\mathbf 1^\top$: rank one, so gradient descent can move all outputs only together.
-# - $\chi_1 > 1$, **chaotic**: correlations settle at a fixed point $c^* < 1$ (from above or below). $\Theta(x,x)$
-#   grows like $\chi_1^l$ while the off-diagonal entries stay bounded, so the normalized NTK tends to the identity:
-#   every input looks unrelated to every other, and nothing generalizes.
+# - $\chi_1 > 1$, **chaotic**: correlations settle at a fixed point $c^* < 1$. Pairs more correlated than $c^*$ are
+#   pushed apart, less correlated ones pulled together. $\Theta(x,x)$ grows like $\chi_1^l$ while the off-diagonal
+#   entries stay bounded, so the normalized NTK tends to the identity: every input looks unrelated to every other,
+#   and nothing generalizes.
 # - $\chi_1 = 1$, the **edge of chaos**: the slow, polynomial regime, like ReLU at $\sigma_w^2 = 2$.
-# - **No bias and a small $\sigma_w$**, $\sigma_w^2\phi'(0)^2 \le 1$ ($\sigma_w \le 1$ for tanh, $\sigma_w \le \sqrt\pi/2
-#   \approx 0.89$ for erf): the variance map has no fixed point above 0 and the variance dies out, $q^* = 0$. For
-#   gradients this is the ordered side: $\chi_1 \to \sigma_w^2\phi'(0)^2 \le 1$, so backpropagated gradients and the
-#   NTK's scale vanish with depth. For correlations it is neither order nor chaos: the pre-activations shrink into
-#   the range where $\phi$ is linear, the correlation map tends to the identity, and correlations *freeze* instead
-#   of going to 1. On the diagram below this case is the bottom edge $\sigma_b^2 = 0$, $\sigma_w^2 \le 1$; its end
-#   point $(1, 0)$ is where the edge-of-chaos line meets it.
+#
+# A fourth, degenerate case: **no bias and a small $\sigma_w$**, $\sigma_w^2\phi'(0)^2 \le 1$ ($\sigma_w \le 1$ for
+# tanh, $\sigma_w \le \sqrt\pi/2 \approx 0.89$ for erf). The variance map then has no fixed point above 0: the
+# variance dies out, $q^* = 0$. On the diagram below it is the bottom edge $\sigma_b^2 = 0$, $\sigma_w^2 \le 1$, which
+# ends where the edge-of-chaos line meets it, at $(1, 0)$.
+#
+# - **Gradients.** Below the boundary, $\sigma_w^2\phi'(0)^2 < 1$, the variance, the backpropagated gradients and
+#   the NTK's scale vanish exponentially with depth, as in the ordered phase. *On* the boundary,
+#   $\sigma_w^2\phi'(0)^2 = 1$, the variance falls only like $1/(2l)$, gradients shrink only polynomially, and
+#   $\Theta(x,x)$ tends to ½, not to 0.
+# - **Correlations** neither go to 1 nor settle at some $c^* < 1$: the pre-activations shrink into the range where
+#   $\phi$ is linear, the correlation map tends to the identity, and correlations *freeze* near where they started.
 
 # %%
 sigma_w2_grid = torch.linspace(0.5, 4.0, 36, dtype=torch.float64)
@@ -599,43 +732,111 @@ nh.check_close("χ₁ at the published edge of chaos (1.761, 0.05) (5e-3: its th
                atol=5e-3)
 
 # %% [markdown]
-# The correlation of two inputs, starting at $c_0 = 0.2$, through 40 tanh layers in each phase ($\sigma_b^2 = 0.05$):
+# The correlation of two inputs through 40 tanh layers in each phase (labelled $(\sigma_w^2, \sigma_b^2)$, always with
+# $\sigma_b^2 = 0.05$), from $c_0 = 0.2$ (solid) and from $c_0 = 0.95$ (dashed):
 
 # %%
-phases = {"ordered (1.0, 0.05)": 1.0, "edge (1.761, 0.05)": 1.761, "chaotic (3.0, 0.05)": 3.0}  # (σ_w², σ_b²)
-paths = nh.correlation_trajectory(torch.full((3,), 0.2, dtype=torch.float64), 40, "tanh",
-                                  sigma_w=torch.tensor(list(phases.values()), dtype=torch.float64).sqrt(),
-                                  sigma_b=math.sqrt(0.05))
+phases = {"ordered (1.0, 0.05)": 1.0, "edge (1.761, 0.05)": 1.761, "chaotic (3.0, 0.05)": 3.0}  # σ_w² of each
+starts = torch.tensor([0.2, 0.95], dtype=torch.float64)
 fig, ax = plt.subplots()
-for index, name in enumerate(phases):
-    ax.plot(paths[:, index], label=name)
+paths = []                                                                   # ordered, edge, chaotic
+for index, (name, w2) in enumerate(phases.items()):
+    paths.append(nh.correlation_trajectory(starts, 40, "tanh", sigma_w=math.sqrt(w2),
+                                           sigma_b=math.sqrt(0.05)))                   # (41 layers, 2 starts)
+    ax.plot(paths[-1][:, 0], color=nh.plotting.PALETTE[index], label=name)
+    ax.plot(paths[-1][:, 1], "--", color=nh.plotting.PALETTE[index])
+ax.plot([], [], "k-", label=nh._("from c₀ = 0.2"))
+ax.plot([], [], "k--", label=nh._("from c₀ = 0.95"))
 ax.set_xlabel("layer")
 ax.set_ylabel("correlation c_l")
-ax.set_title(nh._("Order pulls correlations to 1, chaos to c* < 1, the edge moves slowly"))
-ax.legend()
+ax.set_title(nh._("Order pulls correlations to 1; chaos drives them to c* < 1 from above and below"))
+ax.legend(fontsize=9, ncol=2)
 plt.show()
-
-# %% tags=["check"]
-chaotic_regime = nh.signal_regime("tanh", sigma_w=math.sqrt(3.0), sigma_b=math.sqrt(0.05))
-nh.check_between("ordered: correlation after 40 layers", paths[-1, 0], 0.999, 1.0)
-nh.check_close("chaotic: correlation after 40 layers vs c* (depth scale 9 layers: 3e-3)", paths[-1, 2],
-               chaotic_regime.c_star, atol=3e-3)
-nh.check_that("ordered > edge > chaotic after 40 layers", bool(paths[-1, 0] > paths[-1, 1] > paths[-1, 2]),
-              measured=str(paths[-1].numpy().round(4)), expected="decreasing")
+chaotic_w2 = list(phases.values())[-1]
+chaos = nh.signal_regime("tanh", sigma_w=math.sqrt(chaotic_w2), sigma_b=math.sqrt(0.05))
+print(nh._("chaotic (σ_w² = {w2}): χ₁ = {chi:.3f}, c* = {c_star:.3f}, depth scale {scale:.1f} layers").format(
+    w2=chaotic_w2, chi=chaos.chi1, c_star=chaos.c_star, scale=chaos.depth_scale))
 
 # %% [markdown]
-# The degenerate case, bias-free tanh: the normalized NNGP at 60° (input correlation 0.5) and the output scale,
-# at depth 1 and depth 100. On the boundary $\sigma_w = 1$ the variance decays only like $1/l$ (there
-# $\tanh(u)^2 \approx u^2 - \tfrac23u^4$ gives $q_{l+1} \approx q_l - 2q_l^2$, so $q_l \approx 1/(2l)$); below it,
-# exponentially.
+# **Predict, then run.** In the cell above, raise the chaotic $\sigma_w^2$ from 3.0 to 4.0 (make the last entry of
+# `phases` read `"chaotic (4.0, 0.05)": 4.0`) and run it again. Will $c^*$ be higher or lower, and will the dashed
+# curve get there in fewer or more layers? (Set it back to 3.0 afterwards.)
+#
+# <details><summary>Answer</summary>
+#
+# Lower, and faster: $c^* = 0.165$ instead of 0.299, depth scale 7.0 layers instead of 9.1, and the dashed curve is
+# down to about 0.33 after 20 layers instead of 40. A larger $\sigma_w^2$ makes each layer stretch small
+# differences more ($\chi_1 = 1.342$ instead of 1.209), so nearby inputs are pushed apart faster, and every pair
+# ends less correlated.
+#
+# </details>
+
+# %% tags=["check"]
+nh.check_between("ordered: correlation after 40 layers, from both starts", paths[0][-1].min(), 0.999,
+                 1.0)
+nh.check_close("chaotic: correlation after 40 layers from c₀ = 0.2 vs c* (depth scale 9 layers: 3e-3)",
+               paths[2][-1, 0], chaos.c_star, atol=3e-3)
+nh.check_that("chaotic: from c₀ = 0.95 the correlation falls at every layer (inputs pushed apart)",
+              bool((paths[2][:, 1].diff() < 0).all()))
+nh.check_that("ordered > edge > chaotic after 40 layers, from c₀ = 0.2",
+              bool(paths[0][-1, 0] > paths[1][-1, 0] > paths[2][-1, 0]),
+              measured=str([round(float(p[-1, 0]), 4) for p in paths]), expected="decreasing")
+hotter = nh.signal_regime("tanh", sigma_w=2.0, sigma_b=math.sqrt(0.05))                 # σ_w² = 4
+hotter_path = nh.correlation_trajectory(starts, 40, "tanh", sigma_w=2.0, sigma_b=math.sqrt(0.05))
+nh.check_close("the answer: χ₁, c*, depth scale at σ_w² = 3 and 4",
+               [chaos.chi1, chaos.c_star, chaos.depth_scale, hotter.chi1, hotter.c_star, hotter.depth_scale],
+               [1.209, 0.299, 9.05, 1.342, 0.165, 6.98], atol=6e-3)
+nh.check_close("the answer: the dashed curve after 20 layers at σ_w² = 4 and after 40 at σ_w² = 3",
+               [hotter_path[20, 1], paths[2][40, 1]], [0.33, 0.33], atol=0.01)
+
+# %% [markdown]
+# The degenerate case, bias-free tanh at $\sigma_w = 0.5$, $0.8$ and on the boundary $\sigma_w = 1$: the variance
+# $q_l$, the NTK's scale $\Theta(x,x)$ and the normalized NNGP at 60° (input correlation 0.5), over 100 layers. On
+# the boundary the variance decays only like $1/(2l)$: there $\tanh(u)^2 \approx u^2 - \tfrac23u^4$ gives
+# $q_{l+1} \approx q_l - 2q_l^2$, so $q_l \approx 1/(2l)$. Below it the decay is exponential.
 
 # %%
-for small in (0.5, 0.8, 1.0):
+layers_100 = torch.arange(1, 101)
+fig, (left, middle, right) = plt.subplots(1, 3, figsize=(14, 3.9))
+for index, small in enumerate((0.5, 0.8, 1.0)):
     kernels = sp.ring_kernels("tanh", small, 0.0)                          # depths 1..100, inputs on a circle
-    print(nh._("tanh, σ_w = {sigma_w:.1f}, no bias: NNGP at 60° {start:.3f} at depth 1, {end:.3f} at depth "
-               "100; q = {q:.1e}, Θ(x,x) = {theta:.1e} at depth 100").format(
-        sigma_w=small, start=float(kernels.nngp[0, sp.AT_60]), end=float(kernels.nngp[-1, sp.AT_60]),
-        q=float(kernels.variance[-1]), theta=float(kernels.ntk_scale[-1])))
+    style = dict(color=nh.plotting.PALETTE[index], label=f"σ_w = {small}")
+    left.loglog(layers_100 + 1, kernels.variance, **style)                 # mlp(L)'s output: layer l = L + 1
+    middle.semilogy(layers_100, kernels.ntk_scale, **style)
+    right.plot(layers_100, kernels.nngp[:, sp.AT_60], **style)
+left.loglog(layers_100 + 1, 1 / (2 * (layers_100 + 1.0)), "k--", lw=1, label="1/(2l)")
+left.set_ylim(1e-12, 3)
+middle.axhline(0.5, color="k", ls=":", lw=1)
+right.set_ylim(0.4, 0.52)
+for ax, x_label, y_label, title in (
+        (left, "layer l", nh._("variance q_l"), nh._("The variance dies, like 1/(2l) at σ_w = 1")),
+        (middle, "depth L", "Θ(x,x)", nh._("So does the NTK's scale, but not at σ_w = 1 (→ ½)")),
+        (right, "depth L", nh._("normalized NNGP at 60°"), nh._("The correlation freezes"))):
+    ax.set_xlabel(x_label)
+    ax.set_ylabel(y_label)
+    ax.set_title(title, fontsize=11)
+    ax.legend(fontsize=9)
+plt.show()
+boundary = nh.self_kernels_by_depth(1.0, depth=1000, activation="tanh", sigma_w=1.0, sigma_b=0.0)[1]
+print(nh._("tanh, σ_w = 1, no bias: Θ(x,x) = {d10:.3f}, {d100:.3f}, {d1000:.3f} at depths 10, 100, 1000")
+      .format(d10=float(boundary[9]), d100=float(boundary[99]), d1000=float(boundary[999])))
+
+# %% [markdown]
+# **Explain.** On the boundary $\sigma_w = 1$ the variance still goes to 0, yet $\Theta(x,x)$ levels off near ½.
+# Where does the ½ come from? Hint: $\Theta(x,x) = \sum_l q_l\prod_{k>l}\dot\Sigma^{(k)}(x,x)$, and
+# $\tanh'(u)^2 \approx 1 - 2u^2$ for small $u$.
+#
+# <details><summary>Answer</summary>
+#
+# With $q_l \approx 1/(2l)$, layer $k$'s backward factor on the diagonal is
+# $\dot\Sigma^{(k)}(x,x) = \mathbb E[\tanh'(\sqrt{q_{k-1}}\,z)^2] \approx 1 - 2q_{k-1} \approx 1 - 1/k$, so the product
+# of the factors above layer $l$ is about $l/L$: the squared gradient reaching layer $l$ shrinks only like $l/L$,
+# polynomially. Then $\Theta(x,x) \approx \sum_l \frac1{2l}\cdot\frac lL = \frac12$: every layer contributes about
+# $1/(2L)$. The printout approaches it: 0.616, 0.520, 0.503. Below the boundary both the variance and the factors
+# shrink by about $\sigma_w^2$ per layer, and $\Theta(x,x)$ falls exponentially: below $10^{-18}$ at depth 100 for
+# $\sigma_w = 0.8$.
+#
+# </details>
 
 # %% tags=["check"]
 at_60_nngp = {s: sp.ring_kernels("tanh", s, 0.0).nngp[:, sp.AT_60] for s in (0.5, 0.8, 1.0)}   # depths 1..100
@@ -650,6 +851,20 @@ nh.check_close("q at σ_w = 1 after 101 layers vs 1/(2l) (5 %: higher-order term
                sp.ring_kernels("tanh", 1.0, 0.0).variance[-1] * 2 * 101, 1.0, rtol=0.05)
 nh.check_between("Θ(x,x) at σ_w = 0.5, depth 100: the NTK's scale vanishes",
                  sp.ring_kernels("tanh", 0.5, 0.0).ntk_scale[-1], 0.0, 1e-50)
+nh.check_between("Θ(x,x) at σ_w = 0.8, depth 100: below 1e-18",
+                 sp.ring_kernels("tanh", 0.8, 0.0).ntk_scale[-1], 0.0, 1e-18)
+nh.check_close("the boundary: Θ(x,x) at depths 10, 100, 1000", boundary[[9, 99, 999]], [0.616, 0.520, 0.503],
+               atol=5e-4)
+nh.check_close("the boundary: Θ(x,x) → ½ (depth 1000, 1 %)", boundary[-1], 0.5, rtol=0.01)
+variances, scales = nh.self_kernels_by_depth(1.0, depth=1000, activation="tanh", sigma_w=1.0, sigma_b=0.0)
+# The diagonal recursion Θ^(k) = Σ^(k) + Σ̇^(k) Θ^(k−1) gives layer k's factor; entry j holds layer j + 2.
+factors = (scales[1:] - variances[1:]) / scales[:-1]                          # layers 3 .. 1001
+above = lambda l: float(factors[l - 2:].prod())                               # layers l + 1 .. 1001
+nh.check_close("the boundary: the product of the factors above layer l is about l/L (l = 100, 500; 3 %)",
+               [above(100), above(500)], [100 / 1001, 500 / 1001], rtol=0.03)
+erf_boundary = nh.self_kernels_by_depth(1.0, depth=1000, activation="erf", sigma_w=math.sqrt(math.pi) / 2)[1]
+nh.check_close("the boundary: the same for erf at σ_w = √π/2 (depth 1000, 1 %)", erf_boundary[-1], 0.5,
+               rtol=0.01)
 
 # %% [markdown]
 # And the NTK follows the phases: rank one when ordered, the identity when chaotic (erf, depth 50, 20 points):
@@ -743,7 +958,9 @@ nh.widgets.live_figure(
 #
 # **3. Where does tanh turn chaotic?** Choose tanh and $\sigma_b = 0.50$, so $\sigma_b^2 = 0.25$. On the phase diagram
 # above, read the $\sigma_w^2$ where the line $\chi_1 = 1$ crosses $\sigma_b^2 = 0.25$, and predict the $\sigma_w$ at which
-# the title switches from "ordered" to "chaotic". Then check, and try erf at the same settings.
+# the title switches from "ordered" to "chaotic". Then check, and try erf at the same settings. Last, back to tanh
+# at $\sigma_w = 1.60$: before you move depth to 100, predict from the paragraph above the plot what the NNGP curve
+# will look like there, and which angles move up and which down.
 #
 # <details><summary>Answer</summary>
 #
@@ -751,6 +968,10 @@ nh.widgets.live_figure(
 # ($\chi_1 = 0.967$, depth scale 30 layers), at 1.55 edge of chaos ($\chi_1 = 1.0002$), at 1.60 chaotic ($\chi_1 = 1.033$,
 # $c^* = 0.928$). erf switches earlier: at $\sigma_w = 1.50$ it is already chaotic ($\chi_1 = 1.098$, $c^* = 0.815$),
 # because it is steeper near 0 ($\phi'(0) = 2/\sqrt\pi \approx 1.13$, against 1 for tanh).
+#
+# At depth 100 the tanh NNGP curve is nearly flat, near $c^* = 0.928$ at every angle but 0°: 0.925 at 60°, 0.924 at
+# 175° (from $-0.514$ at depth 1). Less correlated pairs were pulled up to $c^*$; the pair at 5° was pushed apart,
+# from 0.996 at depth 1 to 0.956, and is still on its way down. The NTK, meanwhile, is 0.032 at 60°: on its way to 0.
 #
 # </details>
 
@@ -779,6 +1000,13 @@ nh.check_close("answer 3: χ₁ of tanh at σ_w = 1.50, 1.55, 1.60 and of erf at
                [found.chi1 for found in regimes.values()], [0.967, 1.0002, 1.033, 1.098], atol=6e-4)
 nh.check_close("answer 3: c* of tanh at 1.60 and of erf at 1.50",
                [regimes["tanh", 1.6].c_star, regimes["erf", 1.5].c_star], [0.928, 0.815], atol=5e-4)
+hot = sp.ring_kernels("tanh", 1.6, 0.5)
+nh.check_close("answer 3: tanh at 1.60, NNGP at 5°, 60°, 175°: depth 1 and depth 100",
+               [hot.nngp[0, 1], hot.nngp[0, 35], hot.nngp[99, 1], hot.nngp[99, sp.AT_60], hot.nngp[99, 35]],
+               [0.996, -0.514, 0.956, 0.925, 0.924], atol=5e-4)
+nh.check_that("answer 3: at depth 100 every angle but 0° is within 0.03 of c* (flat)",
+              bool(((hot.nngp[99, 1:] - regimes["tanh", 1.6].c_star).abs() < 0.03).all()))
+nh.check_close("answer 3: the NTK at 60°, depth 100", hot.ntk[99, sp.AT_60], 0.032, atol=5e-4)
 
 # %% [markdown]
 # ## Check your understanding
@@ -837,8 +1065,8 @@ nh.check_close("answer 3: c* of tanh at 1.60 and of erf at 1.50",
 # The part that lets it fit is $\tfrac34 I$, which acts only on the training points themselves. A new input $x$
 # sees every training point through $\Theta(x, x_i) \approx \tfrac14\Theta(x,x)$, nearly the same for all $i$ and all
 # $x$, so $\Theta(x,X)\Theta(X,X)^{-1}y$ is nearly the same number everywhere off the training set. Above, the
-# predictions' spread at depth 50 was a sixth of that at depth 1, and the test MSE 0.101 against a label variance
-# of 0.129.
+# predictions' spread at depth 50 was about a sixth of that at depth 1 (0.171), and the test MSE 0.101 against a
+# label variance of 0.129.
 #
 # </details>
 #
@@ -858,7 +1086,8 @@ nh.check_close("answer 3: c* of tanh at 1.60 and of erf at 1.50",
 #
 # - Layer by layer, an infinitely wide MLP maps the triple $(\Sigma(x,x),\Sigma(x',x'),\Sigma(x,x'))$ to the next one
 #   through two Gaussian expectations $E$, $\dot E$ (for ReLU the arc-cosine formulas); the NTK follows with
-#   $\Theta^{(l+1)} = \Sigma^{(l+1)} + \sigma_w^2\dot E\,\Theta^{(l)}$. A width-4096 network agrees.
+#   $\Theta^{(l+1)} = \Sigma^{(l+1)} + \sigma_w^2\dot E\,\Theta^{(l)}$. Width-4096 networks agree, within their
+#   seed-to-seed scatter.
 # - Where it comes from: each unit sums many independent terms (Gaussian), its covariance is an average over the
 #   units below (law of large numbers, one width after another), and the NTK is a sum over layers of
 #   forward covariance times backward factors $\dot\Sigma$.
@@ -867,8 +1096,9 @@ nh.check_close("answer 3: c* of tanh at 1.60 and of erf at 1.50",
 #   $\tfrac34 I + \tfrac14\mathbf 1\mathbf 1^\top$: full rank, it fits the training set, but its predictions flatten
 #   and the test error grows with depth.
 # - Bounded activations are ordered ($\chi_1 < 1$: rank-one NTK), chaotic ($\chi_1 > 1$: identity-like NTK) or at the
-#   edge of chaos $\chi_1 = 1$. Without a bias and with a small $\sigma_w$ the variance dies ($q^* = 0$): gradients
-#   vanish as in the ordered phase, but correlations freeze.
+#   edge of chaos $\chi_1 = 1$. Without a bias and with $\sigma_w^2\phi'(0)^2 \le 1$ the variance dies ($q^* = 0$) and
+#   correlations freeze; below that boundary gradients vanish exponentially, on it only polynomially
+#   ($\Theta(x,x) \to \tfrac12$).
 # - A bias matters: at $\sigma_w^2 = 2$ the variance then grows by $\sigma_b^2$ per layer and the normalized NTK stays
 #   far above its bias-free value over 100 layers.
 #

@@ -129,6 +129,25 @@ def test_show_receptive_field_draws_a_finite_picture_and_returns_the_summary(cap
     plt.close(fig)
 
 
+def test_the_explorers_profile_is_the_marked_row_and_the_root_mean_square_of_the_path_counts():
+    """Below the map: unit 32's row relative to its largest entry (dots, one per pixel that influences it) and
+    sqrt(N_pq / max N) (line): at depth 3, 1, 3, 6, 7, 6, 3, 1 paths over pixels 29-35."""
+    signal = torch.randn(1, 1, 64, generator=torch.Generator().manual_seed(3), dtype=torch.float64)
+    arch = conv_stack(3)
+    s, paths = sensitivity(arch, signal), nh.receptive_field(arch, (1, 64))[0, :, 0, :]
+    cnn.show_receptive_field(s, paths, depth=3, dilation=1, stride=1)
+    fig = plt.gcf()
+    top, bottom = fig.axes[:2]
+    dots, line = bottom.lines[:2]
+    row = s[32].abs()
+    assert list(dots.get_xdata()) == list(range(29, 36))
+    assert np.allclose(dots.get_ydata(), (row[29:36] / row.max()).log10().numpy())
+    assert np.allclose(line.get_ydata(), 0.5 * np.log10(np.array([1, 3, 6, 7, 6, 3, 1]) / 7))
+    frame = sorted(h.get_ydata()[0] for h in top.lines)
+    assert frame == [31.5, 32.5], frame
+    plt.close(fig)
+
+
 def test_influence_summary_refuses_mismatched_or_empty_maps():
     with pytest.raises(ValueError, match="differ in shape"):
         cnn.influence_summary(torch.ones(3, 4), torch.ones(4, 3))
@@ -195,3 +214,59 @@ def test_finite_networks_cosines_approach_the_exact_ones(digits):
     assert abs(paired - exact_paired) <= 5 * paired_sem + 0.005, (paired, exact_paired, paired_sem)
     same, same_sem = cnn.mean_paired_feature_cosine(arch, digits, digits, width=16, n_networks=2)
     assert same == pytest.approx(1.0, abs=1e-12) and same_sem == pytest.approx(0.0, abs=1e-12)
+
+
+# ------------------------------------------------------------------------- two tasks: accuracy over splits
+
+def test_split_accuracies_is_kernel_regression_on_each_random_split():
+    """Split s is the permutation with seed s: its accuracy equals kernel regression done by hand on it."""
+    x, y = nh.motif_sequences(60, seed=3)
+    kernel = nh.mlp(1).kernel(x.flatten(1)).ntk
+    accuracies = cnn.split_accuracies(kernel, y, y, n_train=20, splits=3, seed=5)
+    assert accuracies.shape == (3,)
+    for s, accuracy in enumerate(accuracies):
+        order = torch.randperm(60, generator=torch.Generator().manual_seed(5 + s))
+        train, test = order[:20], order[20:]
+        guess = nh.kernel_regression(kernel[train][:, train], kernel[test][:, train], y[train]).sign()
+        assert accuracy == pytest.approx(float((guess == y[test]).double().mean()), abs=1e-12)
+    assert len(set(accuracies.tolist())) > 1, "different splits should give different accuracies here"
+
+
+def test_split_accuracies_reads_two_classes_by_sign_and_more_by_argmax():
+    labels = torch.tensor([0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2])
+    one_hot = torch.nn.functional.one_hot(labels, 3).double() - 1 / 3
+    informative = one_hot @ one_hot.T + torch.eye(12, dtype=torch.float64)      # the labels in the kernel
+    assert (cnn.split_accuracies(informative, one_hot, labels, n_train=6, splits=4) == 1.0).all()
+    signs = torch.tensor([1.0, -1.0] * 6, dtype=torch.float64)
+    assert (cnn.split_accuracies(torch.outer(signs, signs) + torch.eye(12, dtype=torch.float64), signs, signs,
+                                 n_train=6, splits=2) == 1.0).all()
+    # a kernel that knows nothing predicts 0 for every test input: its sign is no class
+    assert (cnn.split_accuracies(torch.eye(12, dtype=torch.float64), signs, signs, n_train=6, splits=2)
+            == 0.0).all()
+
+
+def test_split_accuracies_refuses_bad_shapes_and_splits_without_test_inputs():
+    kernel, y = torch.eye(5, dtype=torch.float64), torch.ones(5, dtype=torch.float64)
+    with pytest.raises(ValueError, match="an \\(n, n\\) kernel"):
+        cnn.split_accuracies(kernel, y[:4], y, n_train=2, splits=1)
+    with pytest.raises(ValueError, match="leave test inputs"):
+        cnn.split_accuracies(kernel, y, y, n_train=5, splits=1)
+
+
+def test_accuracy_bars_draw_the_mean_and_a_dot_per_split():
+    accuracies = {"a": np.array([0.5, 0.7]), "b": np.array([0.9, 0.8])}
+    fig = cnn.accuracy_bars(accuracies, title="t", chance=0.1)
+    ax = fig.axes[0]
+    heights = [bar.get_height() for bar in ax.patches]
+    assert heights == pytest.approx([0.6, 0.85])
+    dots = [line for line in ax.lines if line.get_marker() == "o"]
+    assert sum(len(line.get_xdata()) for line in dots) == 4
+    assert any(line.get_ydata()[0] == 0.1 for line in ax.lines if line.get_linestyle() == ":")
+    assert ax.get_title() == "t"
+    plt.close(fig)
+
+
+def test_the_spread_runs_on_one_thread_and_restores_the_callers_setting():
+    before = torch.get_num_threads()
+    cnn.ntk_spread(nh.serial(nh.dense(), nh.relu(), nh.dense(1)), nh.sphere(1, 3, seed=0), width=4, seeds=2)
+    assert torch.get_num_threads() == before

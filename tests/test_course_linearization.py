@@ -183,3 +183,15 @@ def test_titles_carry_the_numbers():
     step = linearization.one_step(Linear(), CIRCLE, 0)
     assert linearization.one_step_title(step, 256).startswith("width 256: ")
     assert linearization.kernel_error_title("erf", 3, 0.0812) == "erf, depth 3: one network's NTK is off by 8.1%"
+
+
+def test_one_step_gap_is_the_relative_distance_in_two_norm():
+    step = linearization.one_step(RELU.network(2, width=32, seed=4), CIRCLE, 2, lr=0.8)
+    expected = np.sqrt(((step.actual - step.predicted) ** 2).sum() / (step.predicted ** 2).sum())
+    assert step.gap == pytest.approx(expected, rel=1e-12)
+
+
+def test_percent_keeps_two_significant_digits():
+    cases = {0.172: "17 %", 0.0196: "2.0 %", 0.00313: "0.31 %", 0.000575: "0.057 %", 0.0996: "10 %",
+             0.00999: "1.0 %", 1.0: "100 %", 0.0: "0 %", -0.013: "-1.3 %"}
+    assert {value: linearization.percent(value) for value in cases} == cases

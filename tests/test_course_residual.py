@@ -153,6 +153,15 @@ def test_a_branch_jacobian_is_order_one_at_every_width():
     assert float(torch.linalg.matrix_norm(J, ord=2)) == pytest.approx(residual.branch_jacobian_norm(256, seed=1))
 
 
+def test_first_gates_open_are_the_branch_jacobians_open_columns():
+    for width, seed in [(256, 0), (256, 1), (64, 5)]:
+        J = residual.branch_jacobian(width, seed=seed)
+        open_columns = int((J.abs().sum(0) > 0).sum())
+        assert residual.first_gates_open(width, seed=seed) == pytest.approx(open_columns / width, abs=1e-12)
+    fractions = [residual.first_gates_open(4096, seed=seed) for seed in range(4)]
+    assert fractions == pytest.approx([0.5] * 4, abs=4 * 0.5 / 64), "binomial: ± 0.5/sqrt(m) each"
+
+
 # ---------------------------------------------------------------- each layer's share in a finite network
 
 def test_block_shares_are_the_empirical_ntk_restricted_to_each_layer():
@@ -212,6 +221,9 @@ def test_the_explorer_draws_finite_curves_at_both_ends_of_the_slider(scaling, ac
         figure = plt.gcf()
         lines = figure.axes[0].get_lines()
         assert all(np.isfinite(line.get_ydata()).all() for line in lines)
+        drawn = {line.get_label() for line in lines}
+        assert {f"L = {depth}", f"L = {depth // 2}"} <= drawn if depth > 2 else f"L = {depth}" in drawn, \
+            "the title compares L with L // 2: both curves are drawn"
         assert f"L = {depth}" in out.getvalue() and "nan" not in out.getvalue().lower()
         assert figure.axes[0].get_title() == residual.describe(depth, scaling, activation)
         plt.close("all")

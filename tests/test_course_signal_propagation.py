@@ -115,11 +115,28 @@ def test_the_degenerate_paragraph_says_what_vanishes_and_what_freezes():
     """Expert item M6: without a bias and with small σ_w, gradients vanish as in the ordered phase; only the
     correlation map is degenerate."""
     text = sp.describe("tanh", 0.5, 0.0, 100)
-    assert "no ordered phase" not in text and "gradients vanish" in text and "identity" in text, text
-    assert "σ_w² φ′(0)² = 0.250" in text, text
+    assert "no ordered phase" not in text and "gradients vanish exponentially" in text and "identity" in text, text
+    assert "σ_w² φ′(0)² = 0.250 < 1" in text, text
     assert sp.title("tanh", 0.5, 0.0) == "tanh: q* = 0, vanishing variance"
     theta = float(sp.ring_kernels("tanh", 0.5, 0.0).ntk_scale[99])
     assert theta < 1e-50 and f"{theta:.2g}" in text
+    assert "gradients vanish exponentially" in sp.describe("erf", 0.85, 0.0, 100)     # σ_w² φ′(0)² = 0.92 < 1
+
+
+def test_on_the_boundary_gradients_fade_only_polynomially_and_the_ntk_scale_tends_to_a_half():
+    """Without a bias at σ_w² φ′(0)² = 1 (tanh at σ_w = 1) the variance falls like 1/(2l), the backward factors
+    like 1 − 1/l, and Θ(x,x) = Σ_l q_l ∏_{k>l} Σ̇ → Σ_l (1/(2l)) (l/L) = ½: the gradients do not vanish
+    exponentially, and the paragraph must not say they vanish."""
+    text = sp.describe("tanh", 1.0, 0.0, 100)
+    assert sp.regime("tanh", 1.0, 0.0).name == "vanishing variance"
+    assert "on the boundary" in text and "vanish" not in text and "polynomially" in text and "½" in text, text
+    scale = sp.ring_kernels("tanh", 1.0, 0.0).ntk_scale
+    assert f"here {float(scale[99]):.3f}" in text and "0.520" in text, text
+    deep = nh.self_kernels_by_depth(1.0, depth=2000, activation="tanh", sigma_w=1.0, sigma_b=0.0)
+    assert float(deep[1][-1]) == pytest.approx(0.5, abs=3e-3)                    # 0.5016 at depth 2000
+    assert float(deep[0][-1]) * 2 * 2001 == pytest.approx(1.0, abs=3e-3)         # q_l ≈ 1/(2l), l = L + 1
+    erf = nh.self_kernels_by_depth(1.0, depth=1000, activation="erf", sigma_w=math.sqrt(math.pi) / 2)
+    assert float(erf[1][-1]) == pytest.approx(0.5, abs=3e-3)                     # the same boundary for erf
 
 
 def test_the_chaotic_paragraph_gives_the_fixed_point_the_correlations_reach():
@@ -128,6 +145,37 @@ def test_the_chaotic_paragraph_gives_the_fixed_point_the_correlations_reach():
     deep = float(sp.ring_kernels("tanh", 2.5, 0.5).nngp[99, sp.AT_60])
     assert deep == pytest.approx(c_star, abs=1e-3)
     assert float(sp.ring_kernels("tanh", 2.5, 0.5).ntk[99, sp.AT_60]) < 1e-3        # "the NTK tends to 0"
+
+
+def test_the_chaotic_paragraph_says_what_the_curve_shows():
+    """tanh, σ_w = 1.6, σ_b = 0.5: c* = 0.928, and at depth 100 the NNGP curve is nearly flat near it. Only the
+    pairs above c* (small angles) are pushed apart; the others are pulled together: the paragraph says both."""
+    text = sp.describe("tanh", 1.6, 0.5, 100)
+    assert "c* = 0.928" in text and "those above c* fall" in text and "those below c* rise" in text, text
+    kernels = sp.ring_kernels("tanh", 1.6, 0.5)
+    assert kernels.nngp[99, 1] < kernels.nngp[0, 1]                          # 5°: pushed apart
+    assert (kernels.nngp[99, 6:] > kernels.nngp[0, 6:]).all()                # 30° and more: pulled together
+    assert ((kernels.nngp[99, 1:] - 0.928).abs() < 0.03).all()               # flat near c*
+
+
+def test_the_idea_picture_shows_the_three_fates_of_a_correlation():
+    """Right panel of the first picture: from c₀ = 0.5, ReLU at σ_w² = 2 approaches 1 polynomially, ordered tanh
+    exponentially (much closer after 50 layers), chaotic tanh stalls at its c*."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    paths = sp.idea_trajectories(50)
+    assert paths.shape == (51, 3) and (paths[0] == 0.5).all()
+    relu, ordered, chaotic = paths[-1]
+    assert 0.98 < relu < 0.995 and 1 - ordered < 1e-5
+    c_star = nh.signal_regime("tanh", sigma_w=math.sqrt(3.0), sigma_b=math.sqrt(0.05)).c_star
+    assert float(chaotic) == pytest.approx(c_star, abs=3e-3)
+    left, right = sp.draw_idea()
+    assert len(right.get_lines()) == 3 and right.get_yscale() == "log"
+    assert f"c* = {c_star:.2f}" in right.get_legend().get_texts()[2].get_text()
+    assert len(left.texts) == len(sp.draw_recursion().texts)
+    plt.close("all")
 
 
 def test_the_report_starts_as_the_browser_test_expects():

@@ -141,3 +141,13 @@ def test_the_course_map_boxes_do_not_overlap_and_stay_in_the_figure():
             outside = [b for b in boxes if b.x0 < page.x0 or b.x1 > page.x1 or b.y0 < page.y0 or b.y1 > page.y1]
             assert not outside, f"boxes {outside} leave the figure {page}"
             plt.close(figure)
+
+
+def test_the_kernel_gap_is_the_width_gap_of_one_step_without_the_step():
+    for activation, width, seed in (("relu", 64, 0), ("erf", 128, 5)):
+        net = nh.mlp(2, activation)
+        step = tour.one_step(net, width=width, lr=0.2, n=24, seed=seed)
+        gap = tour.kernel_gap(net, width=width, n=24, seed=seed)
+        assert gap == pytest.approx(step.width_gap, rel=1e-10), f"{activation}: {gap} vs {step.width_gap}"
+    with pytest.raises(ValueError, match="width"):
+        tour.kernel_gap(nh.mlp(1, "relu"), width=0)

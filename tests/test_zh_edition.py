@@ -134,8 +134,8 @@ def test_an_edited_english_sentence_fails_the_chinese_build_naming_it_until_tran
     root = _scratch_course(tmp_path, name)
     assert catalogs.problems(name, root) == [], "the scratch copy should start fully translated"
     english = root / "notebooks" / f"{name}.py"
-    old = "why the chapter's $O(\\sqrt L)$ arithmetic is wrong"
-    new = "why the chapter's $O(\\sqrt L)$ estimate fails"
+    old = "- why $L$ blocks of branch scale"
+    new = "- why the $O(\\sqrt L)$ estimate fails: $L$ blocks of branch scale"
     text = english.read_text(encoding="utf-8")
     assert text.count(old) == 1, f"the sentence to edit should occur once in {name}.py, found {text.count(old)}"
     english.write_text(text.replace(old, new), encoding="utf-8")

@@ -32,7 +32,7 @@ from ntk_helpers.course import convolution as cnn
 nh.plotting.use_style()
 
 # %% [markdown]
-# ## 核心思想
+# ## 一图看懂核心思想
 #
 # 宽 CNN 的核比较两幅图像时，给出的不是一个数，而是**逐像素**的比较：一个定义在像素对上的矩阵 $\Sigma_{p,p'}(x,x')$，
 # $p$ 是 $x$ 中的像素，$p'$ 是 $x'$ 中的像素。卷积沿着一小段一小段的对角线对这个矩阵求和，因为同一个滤波器权重 $w_a$
@@ -70,8 +70,8 @@ plt.show()
 # $\Sigma^{(0)}_{p,p'}(x,x') = \frac1C\sum_c x_{c,p}\,x'_{c,p'}$。这些都是定理：多通道 CNN 的 NNGP 由 Novak et al. (2019)
 # 和 Garriga-Alonso et al. (2019) 证明，卷积 NTK 由 Arora et al. (2019) 证明，而由这类层搭成的任意架构由 Yang (2019) 证明。
 #
-# **先预测，再运行。** 两个 16 像素的信号（高度为 1 的图像）：$x$ 是像素 3 处的一个尖峰，$x'$ 是像素 9 处的一个尖峰，
-# 所以 $\Sigma^{(0)}$ 只是 $(3, 9)$ 处的一个点。经过一层 3 个抽头的卷积之后，核在哪些位置不为零？经过卷积、ReLU、卷积之后呢？
+# **做个实验。** 两个 16 像素的信号（高度为 1 的图像）：$x$ 是像素 3 处的一个尖峰，$x'$ 是像素 9 处的一个尖峰，
+# 所以 $\Sigma^{(0)}$ 只是 $(3, 9)$ 处的一个点。下面画出经过一层 3 个抽头的卷积之后、以及经过卷积、ReLU、卷积之后的像素对核。
 
 # %%
 length = 16
@@ -94,13 +94,40 @@ cnn.pixel_pair_panels(stages, [nh._("input: one dot"), nh._("one conv: a stroke 
 plt.show()
 
 # %% [markdown]
+# **先解释，再预测。**
+#
+# 1. 为什么一层卷积把这个点变成沿对角线的一段长为 3 的笔画，而不是一个 $3\times3$ 的方块？
+#
 # <details><summary>答案</summary>
 #
-# 一层卷积之后：在 $(2, 8)$、$(3, 9)$ 和 $(4, 10)$，每个都等于 $\sigma_w^2/3 = 2/3$：元素 $(p, p')$ 收集的是 $(p+a, p'+a)$，
-# 所以那个点变成了沿对角线的、长为 3 的一笔。第二层卷积之后，这一笔长为 5（两个偏移相加：$a + b \in \{-2, \dots, 2\}$），
-# 而且向两侧变宽了：中间的 ReLU 均值为正，所以两个信号*都*有激活的每一对像素（第 2–4 行、第 8–10 列）
-# 即使协方差为 0，也得到 $\mathbb E[\phi]\,\mathbb E[\phi'] > 0$；下一层卷积再把这个 $3\times 3$ 的方块沿对角线抹开。
-# 最亮的元素仍在 $p' - p = 6$ 上，即两个尖峰之间的距离。
+# 核在 $(2, 8)$、$(3, 9)$ 和 $(4, 10)$ 处不为零，每个都等于 $\sigma_w^2/3 = 2/3$。元素 $(p, p')$
+# 收集的是输入核在 $(p+a, p'+a)$ 处的值，两幅图像用的是同一个偏移 $a$。$a \neq b$ 的像素对 $(p+a, p'+b)$
+# 乘的是两个相互独立的权重 $w_a w_b$，它们的乘积平均为 0。
+#
+# </details>
+#
+# 2. 经过卷积、ReLU、卷积之后，这段笔画不仅更长（5 个像素：两个偏移相加，$a + b \in \{-2, \dots, 2\}$），而且更宽。
+#    宽度是从哪里来的？
+#
+# <details><summary>答案</summary>
+#
+# 来自 ReLU 为正的均值。取第一层卷积之后的预激活 $u = z_p(x)$ 和 $v = z_{p'}(x')$，方差分别为 $q$ 和 $q'$。
+# 在它们协方差为 0 的地方，二者相互独立，对 ReLU 有
+# $\mathbb E[\phi(u)\,\phi(v)] = \mathbb E[\phi(u)]\,\mathbb E[\phi(v)] = \sqrt{q\,q'}/2\pi > 0$。
+# 所以凡是 $p$ 能被 $x$ 的尖峰触及、$p'$ 能被 $x'$ 的尖峰触及的像素对 $(p, p')$（第 2–4 行、第 8–10 列），
+# 都得到一个正的元素：笔画之外为 $1/3\pi \approx 0.106$，笔画之上为 $q/2 = 1/3$。第二层卷积再把这个 $3\times 3$
+# 的方块沿对角线抹开。最亮的元素仍在 $p' - p = 6$ 上，即两个尖峰之间的距离。
+#
+# </details>
+#
+# 3. 预测：滤波器改为 5 个抽头而不是 3 个。经过一层卷积之后，核在哪些位置不为零？每个元素有多大？
+#    要验证，在一个新的单元格中运行
+#    `pixel_pairs(nh.conv(kernel_size=(1, 5), padding="circular", sigma_w=math.sqrt(2)), x, x_prime)`。
+#
+# <details><summary>答案</summary>
+#
+# 在 $(1, 7), (2, 8), \dots, (5, 11)$ 处，是一段长为 5 的笔画，每个元素都是 $\sigma_w^2/5 = 0.4$。权重要除以
+# $\sqrt{C\,|S|}$，所以无论滤波器多大，笔画上各元素之和总是 $\sigma_w^2 = 2$。
 #
 # </details>
 
@@ -117,6 +144,18 @@ nh.check_that("after conv, ReLU, conv: every nonzero entry within 2 of the diago
 nh.check_that("the largest entries lie on p' - p = 6",
               all(j - i == 6 for i, j in support(after_two) if after_two[i, j] >= after_two.max() - 1e-12),
               measured=float(after_two.max()), expected="on p′ − p = 6")
+after_relu = pixel_pairs(nh.serial(conv(), nh.relu()), x, x_prime)
+nh.check_close("after conv, ReLU: E[φ(u)]E[φ(v)] = 1/(3π) off the stroke, at (2, 10)", after_relu[2, 10],
+               1 / (3 * math.pi), rtol=1e-10)
+nh.check_close("and q/2 = 1/3 on it, at (3, 9)", after_relu[3, 9], 1 / 3, rtol=1e-10)
+nh.check_that("ReLU fills the whole block of rows 2–4, columns 8–10, and nothing else",
+              support(after_relu) == {(i, j) for i in (2, 3, 4) for j in (8, 9, 10)},
+              measured=str(sorted(support(after_relu))), expected="rows 2–4 × columns 8–10")
+five_taps = pixel_pairs(nh.conv(kernel_size=(1, 5), padding="circular", sigma_w=math.sqrt(2)), x, x_prime)
+nh.check_that("5 taps: the kernel is nonzero at (1, 7), ..., (5, 11) only",
+              support(five_taps) == {(i, i + 6) for i in range(1, 6)},
+              measured=str(sorted(support(five_taps))), expected="[(1, 7), …, (5, 11)]")
+nh.check_close("each of them is sigma_w^2 / 5", five_taps[3, 9], 0.4, rtol=1e-12)
 
 # %% [markdown]
 # ### 不变性需要池化
@@ -132,7 +171,8 @@ nh.check_that("the largest entries lie on p' - p = 6",
 #   $p = p'$ 上取平均；
 # - **全局平均池化**（GAP），再接全连接层：每个通道先对所有像素取平均，所以读出对核的**全部** $P^2$ 个像素对 $(p, p')$ 取平均。
 #
-# **预测。** 下面还是那两个尖峰，经过卷积、ReLU、卷积：保持原样、一起平移 4，以及只把 $x$ 平移 6。哪种读出的值会变，怎么变？
+# 下面还是那两个尖峰，经过卷积、ReLU、卷积：保持原样、一起平移 4，以及只把 $x$ 平移 6（它的尖峰移到像素 9，正好落在 $x'$ 的尖峰处）；
+# 然后给出三种情形下两种读出的 NTK。
 
 # %%
 shift = lambda signal, s: torch.roll(signal, s, dims=-1)
@@ -149,15 +189,31 @@ for name, (a, b) in zip([nh._("as they are"), nh._("both shifted"), nh._("x shif
         case=name, flat=float(flat_net.kernel(a, b).ntk[0, 0]), gap=float(gap_net.kernel(a, b).ntk[0, 0])))
 
 # %% [markdown]
+# **先解释，再预测。**
+#
+# 1. 为什么联合平移对两种读出都没有影响，而只平移 $x$ 会改变展平的 NTK，却不改变 GAP 的？
+#
 # <details><summary>答案</summary>
 #
-# 联合平移对两种读出都没有影响：图像沿对角线滑动，对角线上的内容（这里什么也没有）和所有元素之和都保持不变。
-# 只平移 $x$ 则把图像移到对角线上：展平的值从 0 跳到 0.188，GAP 保持 0.019。展平是在*同一位置*比较两幅图像，
-# 所以它在意尖峰在哪里；GAP 对每一个像素对求和，所以它不在意。
+# 联合平移让图像沿对角线滑动：对角线上的内容（这里什么也没有）以及所有元素之和都保持不变。只平移 $x$ 会移动各行，
+# 这里恰好移到对角线上：展平从 0 跳到 0.188，GAP 仍是 0.019。展平比较的是两幅图像*在同一位置上*的内容，所以它在乎尖峰在哪里；
+# GAP 对所有像素对求和，所以它不在乎。
 #
 # </details>
 #
-# 在噪声上也一样：两个随机信号，只把 $x$ 平移 $s = 0, \dots, 15$ 个像素。
+# 2. 保持 $x$ 在像素 3，把 $x'$ 的尖峰从像素 9 移到像素 6，再移到像素 8。对每种情形，预测两个 NTK：是否为零，是否改变？
+#    要验证，运行 `float(flat_net.kernel(x, spike(6)).ntk[0, 0])`，再对 `gap_net` 和 `spike(8)` 做同样的事。
+#
+# <details><summary>答案</summary>
+#
+# GAP 两次都是 0.019：只移动 $x'$ 就是只平移一幅图像。展平在尖峰位于 6 时为 0.006，位于 8 时恰好为 0。
+# 经过卷积、ReLU、卷积之后，一个尖峰只能触及与它相距不超过 2 的像素（两层 3 个抽头的滤波器），而展平只读取对角线 $p = p'$，
+# 对角线只在两个尖峰都能触及的像素处不为零：尖峰在 3 和 6 时是像素 4 和 5，尖峰相距 5 时一个也没有。
+# 只有当两个尖峰相距不超过 4 个像素时，展平才能看到这一对信号。
+#
+# </details>
+#
+# 再在噪声上看同样的事：两个随机信号，只把 $x$ 平移 $s = 0, \dots, 15$ 个像素。
 
 # %%
 signals = torch.randn(2, 1, 1, 16, generator=torch.Generator().manual_seed(0), dtype=torch.float64)
@@ -187,16 +243,30 @@ nh.check_between("flatten: the largest relative change under a shift of x", max(
                  0.01, np.inf)
 nh.check_that("flatten: a joint shift changes nothing (relative change below 1e-12)", abs(joint) < 1e-12,
               measured=abs(joint), expected="< 1e-12")
+ntk_of = lambda net, a, b: float(net.kernel(a, b).ntk[0, 0])
+nh.check_close("spikes at 3 and 9: flatten's NTK is 0", ntk_of(flat_net, x, x_prime), 0.0, atol=1e-12)
+nh.check_close("x shifted onto x′: flatten's NTK", ntk_of(flat_net, shift(x, 6), x_prime), 0.188, atol=5e-4)
+nh.check_close("GAP's NTK, spikes at 3 and 9", ntk_of(gap_net, x, x_prime), 0.019, atol=5e-4)
+nh.check_close("spikes at 3 and 6: flatten's NTK", ntk_of(flat_net, x, spike(6)), 0.006, atol=5e-4)
+nh.check_close("spikes at 3 and 8: flatten's NTK is exactly 0", ntk_of(flat_net, x, spike(8)), 0.0,
+               atol=1e-15)
+nh.check_close("GAP: the same NTK for x′ at pixels 6 and 8 as at 9",
+               np.array([ntk_of(gap_net, x, spike(6)), ntk_of(gap_net, x, spike(8))]),
+               np.full(2, ntk_of(gap_net, x, x_prime)), rtol=1e-12)
+nh.check_that("flatten sees the pair exactly when the spikes are at most 4 pixels apart",
+              all((ntk_of(flat_net, x, spike(j)) > 1e-15) == (min(abs(j - 3), 16 - abs(j - 3)) <= 4)
+                  for j in range(16)), measured="16 positions of x′", expected="nonzero iff distance ≤ 4")
 
 # %% [markdown]
 # ### 展平丢掉了权重共享
 #
 # 展平只读取 $p = p'$ 的像素对，而计算这些元素时，递归只需要 $(p+a, p+a)$ 这样的像素对：它从不离开对角线。
 # 现在设想一个**局部连接**网络，它在每个位置都用不同的滤波器。它在 $p$ 和 $p' \neq p$ 处的权重相互独立，
-# 所以对权重取平均后只有 $p = p'$ 留下来：它的递归*就是*这个对角线上的递归。使用展平时，CNN 与局部连接网络具有相同的无限宽核
-# （Novak et al. 2019）：没有池化时，权重共享根本不改变核。
+# 所以对权重取平均后只有 $p = p'$ 留下来：它的递归*就是*这个对角线上的递归。因此，使用展平时，CNN 与局部连接网络具有相同的无限宽 NNGP
+# （Novak et al. 2019），也具有相同的 NTK，因为 4.2.1 中 $\Theta$ 的递归读取的像素对 $(p+a, p'+a)$ 与 $\Sigma$ 的递归相同。
+# 没有池化时，权重共享根本不改变核。
 #
-# 做个实验：在*输入*核中抹去所有 $p \neq p'$ 的像素对，再运行同样的两种架构。预测一下哪一种会察觉。
+# 做个实验：在*输入*核中抹去所有 $p \neq p'$ 的像素对，保留 $p = p'$ 的像素对，再运行同样的两种架构。
 
 # %%
 exact = nh.Kernel.from_inputs(noise, noise_prime)
@@ -207,10 +277,12 @@ for name, net in [("flatten", flat_net), ("GAP", gap_net)]:
         name=name, full=float(full), wiped=float(diagonal_only)))
 
 # %% [markdown]
+# **解释一下。** 为什么展平两次打印出同一个 NTK，而 GAP 的会变？
+#
 # <details><summary>答案</summary>
 #
-# 展平两次打印出同一个 NTK（0.4585）：它从来没有看过 $p \neq p'$。GAP 从 0.900 降到 0.623：它对非对角的像素对求和，
-# 而权重共享正体现在这些像素对上。
+# 展平两次都打印 0.4585：它的递归从来不看 $p \neq p'$ 的像素对。GAP 从 0.900 降到 0.623：它对非对角的像素对求和，
+# 而权重共享正体现在这些像素对上（$p$ 和 $p'$ 处用的是同一个滤波器，使它们相关）。
 #
 # </details>
 
@@ -219,6 +291,9 @@ relative = lambda net: float(abs(net.transform(wiped).ntk[0, 0] / net.transform(
 nh.check_that("flatten: wiping p ≠ p′ changes nothing (relative change below 1e-12)",
               relative(flat_net) < 1e-12, measured=relative(flat_net), expected="< 1e-12")
 nh.check_between("GAP: wiping p ≠ p′ changes the NTK by (relative)", relative(gap_net), 0.01, np.inf)
+nh.check_close("flatten's NTK", flat_net.transform(exact).ntk[0, 0], 0.4585, atol=5e-5)
+gap_ntks = [float(gap_net.transform(k).ntk[0, 0]) for k in (exact, wiped)]
+nh.check_close("GAP's NTK, and with p ≠ p′ wiped", np.array(gap_ntks), np.array([0.900, 0.623]), atol=5e-4)
 
 # %% [markdown]
 # ## 4.2.2 靠的是通道多，不是像素多
@@ -228,9 +303,8 @@ nh.check_between("GAP: wiping p ≠ p′ changes the NTK by (relative)", relativ
 # 上面的核都是极限。一个有限的 CNN 有它自己的经验 NTK（第 01 课），它随初始化而不同。MLP 的经验 NTK 随宽度增大而变得确定；
 # CNN 的宽度就是它的**通道**数 $C$。但图像也有很多像素，而全局平均池化会对它们取平均。
 #
-# **预测。** 固定一个噪声信号，一个 CNN（卷积、ReLU、卷积、ReLU、GAP、全连接层）和 64 次随机初始化：
-# $\Theta(x, x)$ 的波动（在各个种子上的标准差，相对于极限值），先看通道增多时（32 个像素），再看信号变长时（16 个通道）。
-# 两者中哪一个能让它变小，变小得多快？
+# 固定一个噪声信号，一个 CNN（卷积、ReLU、卷积、ReLU、GAP、全连接层）和 64 次随机初始化：
+# 看 $\Theta(x, x)$ 的波动（在各个种子上的标准差，相对于极限值），先看通道增多时（32 个像素），再看信号变长时（16 个通道）。
 
 # %%
 spread_net = nh.serial(conv(), nh.relu(), conv(), nh.relu(), nh.global_avg_pool(), nh.dense(1))
@@ -265,16 +339,30 @@ print(nh._("spread {a:.2f} at 16 channels, {b:.2f} at 256; {c:.2f} at 16 pixels,
     a=std_by_channels[0], b=std_by_channels[-1], c=std_by_length[0], d=std_by_length[-1]))
 
 # %% [markdown]
+# **先解释，再预测。**
+#
+# 1. 通道把波动从 0.52 降到 0.11（斜率 $-0.50$，正是第 01 课中宽度的 $C^{-1/2}$）。从 16 到 256 个像素，波动只从 0.54 降到 0.43
+#    （斜率 $-0.09$），而对 16 倍之多的相互独立的数取平均，本应把它缩小到四分之一（点线）。为什么 GAP 对像素取平均做不到这一点？
+#
 # <details><summary>答案</summary>
 #
-# 通道：波动从 0.52 降到 0.11，斜率为 $-0.50$，正是第 01 课中宽度的 $C^{-1/2}$。像素：从 16 到 256 个像素，它变化不大，
-# 从 0.54 到 0.43（斜率 $-0.09$），而如果是对相互独立的像素取平均，它会缩小到四分之一（点线）。
+# 每个通道的滤波器只抽取**一次**，却用于每一个像素。把一个通道在各个位置上取平均，是用*同一组*权重对图像的各个图块取平均，
+# 所以一个通道池化后的特征趋于一个仍然取决于它那个随机滤波器的数，而不是趋于常数。消除随机性的是对许多相互独立的通道取平均，
+# 即误差为 $C^{-1/2}$ 的大数定律。
 #
 # </details>
 #
-# 原因在于：每个通道的滤波器只抽取**一次**，却用于每一个像素。把一个通道在各个位置上取平均，是用*同一组*权重对图像的各个图块取平均，
-# 所以一个通道池化后的特征趋于一个仍然取决于它那个随机滤波器的数，而不是趋于常数。消除随机性的是对许多相互独立的通道取平均，
-# 即误差为 $C^{-1/2}$ 的大数定律。这就是为什么 4.2.1 中的定理在固定图像的同时让通道数趋于无穷。
+# 2. 预测信号长 1024 个像素、16 个通道时的波动。要验证，在一个新的单元格中运行
+#    `cnn.ntk_spread(spread_net, noise_of_length(1024), width=16, seeds=64).relative_std`。
+#
+# <details><summary>答案</summary>
+#
+# 0.43，与 256 个像素时一样：在长信号上，一个通道池化后的特征已经是它的滤波器在许多图块上的平均响应，更多的像素只是让这个平均更精确。
+# 如果是对相互独立的像素取平均，结果会是 $0.54/8 \approx 0.07$。
+#
+# </details>
+#
+# 这就是为什么 4.2.1 中的定理在固定图像的同时让通道数趋于无穷。
 
 # %% tags=["check"]
 # 64 seeds: a standard deviation is then known to about 1/sqrt(2 * 63) = 9 %, a slope over 16x to about 0.1
@@ -284,6 +372,15 @@ nh.check_between("spread at 256 pixels / spread at 16 (pixel averaging would giv
                  std_by_length[-1] / std_by_length[0], 0.6, 1.5)
 nh.check_close("the mean over seeds is the infinite-width NTK (256 channels)", by_channels[-1].relative_mean,
                1.0, atol=4 * by_channels[-1].relative_std / 8)     # 4 standard errors of a mean of 64
+# the numbers the text quotes, as printed (two decimals)
+nh.check_close("spread at 16 and at 256 channels (32 pixels)",
+               np.array([std_by_channels[0], std_by_channels[-1]]), np.array([0.52, 0.11]), atol=0.005)
+nh.check_close("spread at 16 and at 256 pixels (16 channels)",
+               np.array([std_by_length[0], std_by_length[-1]]), np.array([0.54, 0.43]), atol=0.005)
+nh.check_close("the two slopes", np.array([slope_channels, slope_length]), np.array([-0.50, -0.09]),
+               atol=0.005)
+long_signal = cnn.ntk_spread(spread_net, noise_of_length(1024), width=16, seeds=64).relative_std
+nh.check_close("spread at 1024 pixels (16 channels)", long_signal, 0.43, atol=0.005)
 
 # %% [markdown]
 # ### 这有影响吗？两个任务
@@ -295,87 +392,96 @@ nh.check_close("the mean over seeds is the infinite-width NTK (256 channels)", b
 # $f_0(x) + \Theta(x, X)\,\Theta(X,X)^{-1}\bigl(y - f_0(X)\bigr)$（Lee et al. 2019），只有当 $f_0 = 0$
 # 时才与核回归相同。
 #
-# 三个核：作用在展平信号上的 MLP、接展平的 CNN、接 GAP 的 CNN。预测一下它们的排名。
+# 三个核：作用在展平信号上、有两个隐藏层的 MLP（与有两层卷积的 CNN 一样深）、接展平的 CNN、接 GAP 的 CNN。
+# 把数据分成 80 个训练信号和 200 个测试信号，一次划分测得的准确率只精确到约 $\pm 0.03$（它的标准误），
+# 所以我们一次性抽取 280 个信号，再随机划分 5 次：每个点是一次划分，每根柱是它们的平均。
 
 # %%
-x_train, y_train = nh.motif_sequences(80, seed=0)
-x_test, y_test = nh.motif_sequences(200, seed=1)
+motif_x, motif_y = nh.motif_sequences(280, seed=0)
+motif_nets = {"MLP": nh.mlp(2), "CNN + flatten": flat_net, "CNN + GAP": gap_net}
+motif_accuracy = {}
+for name, net in motif_nets.items():
+    inputs = motif_x.flatten(1) if name == "MLP" else motif_x           # the MLP reads the flattened signal
+    kernel = net.kernel(inputs).ntk                                      # (280, 280): every pair of signals
+    motif_accuracy[name] = cnn.split_accuracies(kernel, motif_y, motif_y, n_train=80, splits=5)
 
-def ntk_accuracy(net, train, test, targets, labels, flat_inputs=False, progress=False):
-    """Kernel regression with the NTK; accuracy of the sign (2 classes) or argmax (one-hot targets).
-    progress=True shows a bar over the pieces of the kernel (pairs of images, or blocks of inputs)."""
-    if flat_inputs:
-        train, test = train.flatten(1), test.flatten(1)
-    n = train.shape[0]
-    K = net.kernel(torch.cat([train, test]), progress=progress).ntk
-    prediction = nh.kernel_regression(K[:n, :n], K[n:, :n], targets)
-    guess = prediction.sign() if prediction.ndim == 1 else prediction.argmax(1)
-    return float((guess == labels).double().mean())
+def print_accuracies(accuracy):
+    for name, values in accuracy.items():
+        line = nh._("{name}: accuracy {mean:.3f} on average over {n} splits (from {low:.3f} to {high:.3f})")
+        print(line.format(name=name, mean=values.mean(), n=len(values), low=values.min(), high=values.max()))
 
-motif_nets = {"MLP": (nh.mlp(2), True), "CNN + flatten": (flat_net, False), "CNN + GAP": (gap_net, False)}
-motif_accuracy = {name: ntk_accuracy(net, x_train, x_test, y_train, y_test, flat)
-                  for name, (net, flat) in motif_nets.items()}
-print({name: round(acc, 3) for name, acc in motif_accuracy.items()})
-
-# %%
-def draw_accuracy(accuracy, title, chance):
-    fig, ax = plt.subplots(figsize=(6.5, 3.6))
-    bars = ax.bar(list(accuracy), list(accuracy.values()), color=nh.plotting.PALETTE[:len(accuracy)])
-    ax.bar_label(bars, fmt="%.3f")
-    ax.axhline(chance, color="k", ls=":", lw=1, label=f"chance ({chance:g})")
-    ax.set_ylim(0, 1.1)
-    ax.set_xlabel("kernel (infinite width)")
-    ax.set_ylabel("test accuracy")
-    ax.set_title(title)
-    ax.legend(loc="upper left")
-    plt.show()
-
-draw_accuracy(motif_accuracy, nh._("Only the pooled CNN finds the motif wherever it sits"), chance=0.5)
+cnn.accuracy_bars(motif_accuracy, title=nh._("A motif that moves: the pooled CNN finds it most often"),
+                  chance=0.5)
+plt.show()
+print_accuracies(motif_accuracy)
 
 # %% [markdown]
+# **解释一下。** MLP 与接展平的 CNN 得分差不多，接 GAP 的 CNN 则好得多。为什么？
+#
 # <details><summary>答案</summary>
 #
-# CNN + GAP 为 0.86，远高于 MLP（0.70）和接展平的 CNN（0.685），后两者差不多：展平的核和 MLP 的核一样，
-# 是逐个位置比较两个信号的，图样出现在另一个位置，对它来说就是另一种模式。GAP 的核则不管图样在哪里都一样。
+# 展平的核和 MLP 的核一样，是逐个位置比较两个信号的，对它们来说，图样出现在另一个位置就是另一种模式。
+# GAP 的核把一个信号的每个位置与另一个信号的每个位置相比较，所以无论图样在哪里都算数。在各次划分上平均，
+# CNN + GAP 的准确率为 0.846，而 MLP 为 0.656、CNN + 展平为 0.665；并且在每一次划分上它都领先这两者，至少领先 0.15。
 #
 # </details>
 
 # %% tags=["check"]
-nh.check_between("motif task: CNN + GAP's accuracy minus CNN + flatten's",
-                 motif_accuracy["CNN + GAP"] - motif_accuracy["CNN + flatten"], 0.1, 1.0)
-nh.check_between("motif task: CNN + GAP's accuracy minus the MLP's",
-                 motif_accuracy["CNN + GAP"] - motif_accuracy["MLP"], 0.1, 1.0)
+gap_lead = {name: motif_accuracy["CNN + GAP"] - motif_accuracy[name] for name in ("MLP", "CNN + flatten")}
+nh.check_between("motif task: CNN + GAP's smallest lead over the MLP and CNN + flatten, over the splits",
+                 min(lead.min() for lead in gap_lead.values()), 0.15 - 1e-9, 1.0)
+nh.check_close("motif task: mean accuracy of the MLP, CNN + flatten and CNN + GAP",
+               np.array([values.mean() for values in motif_accuracy.values()]),
+               np.array([0.656, 0.665, 0.846]), atol=5e-4)
+nh.check_between("motif task: CNN + flatten's mean accuracy minus the MLP's",
+                 motif_accuracy["CNN + flatten"].mean() - motif_accuracy["MLP"].mean(), -0.03, 0.03)
 
 # %% [markdown]
-# **真实图像。** scikit-learn 自带 1797 张 8 × 8 像素的手写数字图像（无需下载）。我们使用 100
-# 张训练图像、10 个类别（one-hot 目标）和 200 张测试图像；CNN 有两层 $3\times3$ 卷积。下一个单元格要在 300 张图像上计算两个
-# CNN 核，需要几秒；进度条统计已经算完的图像对。
+# **真实图像。** scikit-learn 自带 1797 张 8 × 8 像素的手写数字图像（无需下载）。我们取其中 300 张，随机划分 5 次，
+# 每次 100 张用于训练、200 张用于测试；10 个类别（one-hot 目标）。CNN 有两层 $3\times3$ 卷积，MLP 有两个隐藏层。
+# 下一个单元格要在这 300 张图像上计算三个核，需要几秒；进度条统计已经算完的图像对。
 
 # %% tags=["nbval-ignore-output"]
-x_tr, y_tr, labels_tr, x_te, y_te, labels_te = nh.digits(100, 200, seed=0)
+digit_images, digit_targets, digit_labels, *_ = nh.digits(300, 1, seed=0)     # 300 images (and one spare)
 square = lambda **kw: nh.conv(sigma_w=math.sqrt(2), **kw)
 two_convs = [square(), nh.relu(), square(), nh.relu()]
-digit_nets = {
-    "MLP": (nh.mlp(1), True),
-    "CNN + flatten": (nh.serial(*two_convs, nh.flatten(), nh.dense(1)), False),
-    "CNN + GAP": (nh.serial(*two_convs, nh.global_avg_pool(), nh.dense(1)), False),
+digit_kernels = {
+    "MLP": nh.mlp(2).kernel(digit_images.flatten(1)).ntk,
+    "CNN + flatten": nh.serial(*two_convs, nh.flatten(), nh.dense(1)).kernel(digit_images, progress=True).ntk,
+    "CNN + GAP": nh.serial(*two_convs, nh.global_avg_pool(), nh.dense(1)).kernel(digit_images,
+                                                                               progress=True).ntk,
 }
-digit_accuracy = {name: ntk_accuracy(net, x_tr, x_te, y_tr, labels_te, flat, progress=not flat)
-                  for name, (net, flat) in digit_nets.items()}
 
 # %%
-print({name: round(acc, 3) for name, acc in digit_accuracy.items()})
-draw_accuracy(digit_accuracy, nh._("Digits: pooling, not locality, buys the accuracy"), chance=0.1)
-
-# %% tags=["check"]
-nh.check_between("digits: CNN + GAP's accuracy minus the best of the others",
-                 digit_accuracy["CNN + GAP"] - max(digit_accuracy["MLP"], digit_accuracy["CNN + flatten"]),
-                 0.03, 1.0)
+digit_accuracy = {name: cnn.split_accuracies(kernel, digit_targets, digit_labels, n_train=100, splits=5)
+                  for name, kernel in digit_kernels.items()}
+cnn.accuracy_bars(digit_accuracy, title=nh._("Digits: pooling helps, locality alone does not"), chance=0.1)
+plt.show()
+print_accuracies(digit_accuracy)
 
 # %% [markdown]
-# 在这里，仅靠局部性（CNN + 展平）比 MLP 没有任何优势：两者都是 0.87。池化把一幅图像的每个位置与另一幅图像的每个位置相比较，
-# 只用 100 个样本就达到 0.96。
+# **解释一下。** 接展平的 CNN 是由局部图块搭起来的，但它的准确率与 MLP 差不多；只有池化才让准确率提高。为什么？
 #
+# <details><summary>答案</summary>
+#
+# 使用展平时，核只把一个数字的每个图块与另一个数字*同一位置*的图块相比较，就像 MLP 的核逐个像素地比较一样：
+# 对两者来说，向右移了一个像素的笔画就是另一种模式。GAP 把一个数字的每个图块与另一个数字的每个图块相比较，
+# 所以平移过的笔画仍然能对上。在 5 次划分上平均：MLP 为 0.887，CNN + 展平为 0.884，CNN + GAP 为 0.945；
+# 在每一次划分上 GAP 都领先展平，领先幅度为 0.035 到 0.085。
+#
+# </details>
+
+# %% tags=["check"]
+digit_lead = digit_accuracy["CNN + GAP"] - digit_accuracy["CNN + flatten"]
+nh.check_close("digits: mean accuracy of the MLP, CNN + flatten and CNN + GAP",
+               np.array([values.mean() for values in digit_accuracy.values()]),
+               np.array([0.887, 0.884, 0.945]), atol=5e-4)
+nh.check_close("digits: CNN + GAP's smallest and largest lead over CNN + flatten, over the splits",
+               np.array([digit_lead.min(), digit_lead.max()]), np.array([0.035, 0.085]), atol=5e-4)
+nh.check_between("digits: CNN + flatten's mean accuracy minus the MLP's",
+                 digit_accuracy["CNN + flatten"].mean() - digit_accuracy["MLP"].mean(), -0.02, 0.02)
+
+# %% [markdown]
 # ## 4.2.3 步长、扩张与感受野
 #
 # 步长为 $s$ 时，每隔 $s$ 个位置才保留一个输出；扩张 $\delta$ 使滤波器相邻抽头的间距为 $\delta$。
@@ -385,15 +491,13 @@ nh.check_between("digits: CNN + GAP's accuracy minus the best of the others",
 # $$1 + (k-1)\,\delta\,\bigl(1 + s + s^2 + \dots + s^{L-1}\bigr) \text{ 个像素：}$$
 #
 # 深度让跨度逐层累加；扩张把每一层的贡献成倍放大；步长则把它上方每一层的贡献成倍放大。
-#
-# 填充约定：`padding="same"` 总共填充 $\delta(k-1)$ 个零，较少的一半放在左边，与 PyTorch 的
-# `nn.Conv2d(padding=k//2)` 相同。步长为 2 时，这与 neural-tangents/XLA 的 “SAME” 不同，
-# 后者把多出来的那个零放在右边；本软件包的核与其网络使用同一种约定。
 
 # %%
 def conv_stack(depth, activation=nh.relu, *, dilation=1, stride=1, out_last=None):
     """depth convolutions with 1 x 3 filters and the activation between them (no activation after the
-    last); the last one has out_last channels (None: the network's width)."""
+    last); the last one has out_last channels (None: the network's width). Zero padding, "same": delta * 2
+    zeros in all, the smaller half on the left as in PyTorch (for stride 2, XLA's "SAME" pads the other
+    way)."""
     layer = lambda out=None: nh.conv(out, kernel_size=(1, 3), dilation=(1, dilation), stride=(1, stride),
                                      sigma_w=math.sqrt(2))
     layers = []
@@ -408,7 +512,7 @@ def conv_stack(depth, activation=nh.relu, *, dilation=1, stride=1, out_last=None
 # $p'$ 处的单元在随机网络上的相关系数
 # $\Sigma_{pp'}(x,x)/\sqrt{\Sigma_{pp}(x,x)\,\Sigma_{p'p'}(x,x)}$。我们在 64 个噪声信号上对它取平均
 # （共享的滤波器会把远处图块之间偶然的相似变成相关，取平均可以消除这种偶然因素），看三层卷积之后的结果：
-# 感受野为 7 个像素，相距超过 6 个像素的单元感受野互不相交（灰色区域表示感受野重叠）。预测一下灰色带之外的曲线，ReLU 和 erf 各是什么样。
+# 感受野为 7 个像素，相距超过 6 个像素的单元感受野互不相交（灰色区域表示感受野重叠）。
 
 # %%
 many_noises = torch.randn(64, 1, 1, 32, generator=torch.Generator().manual_seed(2), dtype=torch.float64)
@@ -443,15 +547,43 @@ print(nh._("units with disjoint receptive fields: ReLU correlation {relu:.2f} on
 nh.check_between("ReLU: the smallest correlation of units with disjoint receptive fields", relu_far.min(),
                  0.25, 1.0)
 nh.check_close("erf: their mean correlation", erf_far.mean(), 0.0, atol=0.05)   # 64 signals: noise ~ 0.01
+nh.check_close("ReLU: their mean correlation, as printed", relu_far.mean(), 0.50, atol=0.005)
+relu_map = lambda c: (math.sqrt(1 - c ** 2) + (math.pi - math.acos(c)) * c) / math.pi    # lesson 02
+nh.check_close("one ReLU at c = 0: correlation 1/π", relu_map(0.0), 1 / math.pi, rtol=1e-12)
+nh.check_close("a second ReLU: 1/π → 0.49", relu_map(1 / math.pi), 0.49, atol=0.005)
+nh.check_that("below c = 0 one ReLU gives less than 1/π, and 0 at c = -1",
+              relu_map(-0.5) < 1 / math.pi and abs(relu_map(-1.0)) < 1e-12, measured=relu_map(-0.5),
+              expected="< 1/π")
+gelu_far = correlation_with_middle(conv_stack(3, nh.gelu))[far]
+nh.check_close("GELU: mean correlation of units with disjoint receptive fields", gelu_far.mean(), 0.355,
+               atol=0.005)
 
 # %% [markdown]
-# 感受野没有任何公共像素的单元仍然是相关的：使用 ReLU 时，平均相关系数约为 0.5。原因在于激活函数的**均值**：
-# 每个 ReLU 特征平均而言都是正的，$\mathbb E[\phi(u)] = \sqrt{q/2\pi}$，
-# 而下一层共享的权重把这些均值传给各处的单元。对两个相互独立的预激活，一层 ReLU 就已经给出相关系数
-# $\mathbb E[\phi]^2/\mathbb E[\phi^2] = 1/\pi \approx 0.32$，更深的层还会使它升高（第 02 课的相关映射）。erf
-# 这类零均值激活函数没有这个下限。感受野的重叠在这里也不会带来额外的相关：
-# 共享的滤波器使两个单元的相关程度等于它们输入图块的相似程度（输入在滞后 $p'-p$ 处的自相关），
-# 而白噪声没有自相关。所以远处像素之间的相关并不为零，而且它完全不能说明感受野。
+# **先解释，再预测。**
+#
+# 1. 感受野没有任何公共像素的单元：为什么使用 ReLU 时它们是相关的（平均约 0.5），而使用 erf 时不相关？
+#
+# <details><summary>答案</summary>
+#
+# 原因在于激活函数的**均值**：每个 ReLU 特征平均而言都是正的，$\mathbb E[\phi(u)] = \sqrt{q/2\pi}$，
+# 而下一层共享的权重把这些均值传给各处的单元。相关系数 $c = 0$ 的两个预激活经过一层 ReLU 之后，相关系数为
+# $\mathbb E[\phi]^2/\mathbb E[\phi^2] = 1/\pi \approx 0.32$（$c < 0$ 时更小，$c = -1$ 时降到 0）。
+# 第二层 ReLU 把 0.32 变成 0.49（第 02 课的相关映射）；测得的平均值 0.50 略高一些，因为 $c$ 只是在噪声上平均为 0。
+# erf 的均值为 0，所以它不会带来这样的下限。
+#
+# </details>
+#
+# 2. 在上面的单元格中把 GELU（`"GELU": nh.gelu`）加进 `activations`，然后重新运行。相距较远的 GELU 单元会像 ReLU 的那样相关，
+#    还是像 erf 的那样不相关？
+#
+# <details><summary>答案</summary>
+#
+# 相关，平均约为 0.35（ReLU 为 0.50）：$\mathrm{GELU}(u) = u\,\Phi(u)$ 的均值也为正，只是相对于它自身的大小，比 ReLU 的均值小。
+#
+# </details>
+#
+# 感受野的重叠在这里也不会带来额外的相关：共享的滤波器使两个单元的相关程度等于它们输入图块的相似程度
+# （输入在滞后 $p'-p$ 处的自相关），而白噪声没有自相关。所以远处像素之间的相关并不为零，而且它完全不能说明感受野。
 #
 # ### 影响：感受野限制的是什么
 #
@@ -501,9 +633,11 @@ nh.check_that("every measured span follows the formula", all(m.span == f for s, 
 # 感受野内的各个像素对单元的影响并不相同。对 ReLU，取 $\sigma_w^2 = 2$ 且不加偏置，
 # $(\partial f_p/\partial x_q)^2$ 在随机权重上的均值在**任意**宽度下都恰好等于 $2\,N_{pq}/3^{L}$，其中
 # $N_{pq}$ 是从 $q$ 到 $p$ 的权重路径条数（即 `receptive_field` 返回的计数），3 是每个滤波器的抽头数。
-# 第一层为每条路径贡献 $\sigma_w^2 = 2$，之后的每一层都乘以 $\sigma_w^2\,\mathbb E[\phi'(u)^2] = 1$：
-# 给定下面各层时，预激活与它的导数构成一对对称的高斯变量，因此 ReLU 平均保留平方导数的一半。
-# 由此得到两个推论：
+# 原因是：沿着一条路径，每一层把均方乘以 $\sigma_w^2/3 = 2/3$（该层权重的方差，对各通道求和），而两层之间的每个 ReLU
+# 再把它乘以 $\tfrac12$。ReLU 在单元打开（$u > 0$）时让导数通过（$\phi'(u) = 1$），在单元关闭时把它挡住（$\phi'(u) = 0$）；
+# 没有偏置且权重关于 0 对称时，把一个单元所有输入权重的符号翻转，$u$ 的符号也随之翻转，所以在全部权重抽样中，
+# 该单元恰好有一半时间是打开的。于是一条路径贡献 $(2/3)^L (1/2)^{L-1} = 2/3^L$。（这些一半在任意宽度下都恰好相乘，
+# Hanin 2018 对全连接 ReLU 网络证明了这一点；这个论证可以逐条路径地照搬过来。）由此得到两个推论：
 #
 # - 总影响 $\sum_q \mathbb E(\partial f_p/\partial x_q)^2 = 2$ 不随深度变化（远离边界处共有 $3^L$ 条路径）；
 # - 它的扩散方式与每步取 $-1, 0, 1$ 的随机游走相同：形成宽度为 $\sqrt{2L/3}$ 的钟形，远窄于感受野的半宽
@@ -554,9 +688,10 @@ for depth, (measured, predicted) in effective.items():
 # %% [markdown]
 # ### 动手探索
 #
-# 网络只有一个输出通道，输入是 64 个像素的信号。图中画出每个输出单元 $p$（行）对每个输入像素 $q$（列）的
-# $|\partial f_p/\partial x_q|$，以最大元素为基准取对数刻度。空白表示恰好为零。在移动滑块之前，先读一读交互探索下面的问题，
-# 把你的预测写下来。
+# 网络只有一个输出通道，输入是 64 个像素的信号。上图：每个输出单元 $p$（行）对每个输入像素 $q$（列）的
+# $|\partial f_p/\partial x_q|$，以最大元素为基准取对数刻度；空白表示恰好为零。下图：中间那个单元的一行（上图中框出的那一行），
+# 以这一行的最大元素为基准；另有随机网络上的均方根 $\sqrt{2N_{pq}/3^L}$，以它自己的最大值为基准（曲线）。
+# 在移动滑块之前，先读一读交互探索下面的问题，把你的预测写下来。
 
 # %%
 def explore_receptive_field(depth, dilation, stride):
@@ -586,7 +721,8 @@ nh.widgets.live_figure(explore_receptive_field, depth=nh.widgets.depth_slider(3,
 # <details><summary>答案</summary>
 #
 # $64/2^4 = 4$ 个单元，中间那个（单元 2）受像素 17–47 这全部 31 个像素的影响：
-# $1 + 2\,(1 + 2 + 4 + 8) = 31$，没有空洞。深度为 5 时只剩 2 个单元，每个几乎覆盖整个信号；深度为 6 时，边界把感受野截断了。
+# $1 + 2\,(1 + 2 + 4 + 8) = 31$，没有空洞。深度为 5 时剩下 2 个单元；它们的感受野本应跨越 63 个像素，但被边界截断了：
+# 单元 0 受像素 0–31 的影响，单元 1 受像素 1–63 的影响。深度为 6 时，仅剩的那个单元受全部 64 个像素的影响。
 #
 # </details>
 #
@@ -594,10 +730,51 @@ nh.widgets.live_figure(explore_receptive_field, depth=nh.widgets.depth_slider(3,
 #
 # <details><summary>答案</summary>
 #
-# 不一样。两端的像素（26 和 38）比这一行最强的像素分别弱约 40 倍和 1000 倍（$10^{-1.6}$ 和 $10^{-3.1}$），
-# 而较强的像素都在中间附近几个像素以内。单个网络有噪声；对许多网络取平均，就是上一节的钟形，宽度为 $\sqrt{2\cdot 6/3} = 2$ 个像素。
+# 不一样。对许多网络取平均（曲线）：从中间像素 32 到该单元有 141 条权重路径，而从两端的像素 26 和 38 各只有一条，
+# 所以端点像素影响的均方根是中间像素的 $1/\sqrt{141} \approx 1/12$（$10^{-1.07}$）：这就是上一节的钟形，宽度为
+# $\sqrt{2\cdot 6/3} = 2$ 个像素。这一个网络（圆点）则围绕着钟形上下散布：它最强的像素是 30 而不是 32，两个端点像素分别是它的
+# $10^{-1.6}$ 和 $10^{-3.1}$，而像素 27（$10^{-2.5}$）紧挨着像素 28（$10^{-0.7}$）。
 #
 # </details>
+
+# %% tags=["check"]
+def middle_unit(depth, dilation, stride):
+    """The explorer's network at one setting: its middle unit's sensitivity row and weight-path counts."""
+    arch = conv_stack(depth, dilation=dilation, stride=stride, out_last=1)
+    s, paths = sensitivity(arch, signal), nh.receptive_field(arch, (1, 64))[0, :, 0, :]
+    return s, paths, cnn.influence_summary(s, paths)
+
+_, _, holes = middle_unit(3, 3, 1)
+nh.check_that("depth 3, dilation 3: unit 32 spans 23–41 and 7 pixels influence it",
+              (holes.unit, holes.low, holes.high, holes.count) == (32, 23, 41, 7),
+              measured=str((holes.unit, holes.low, holes.high, holes.count)), expected="(32, 23, 41, 7)")
+_, _, strided = middle_unit(4, 1, 2)
+nh.check_that("depth 4, stride 2: 4 units, unit 2 influenced by all 31 pixels 17–47",
+              (strided.n_out, strided.unit, strided.low, strided.high, strided.count) == (4, 2, 17, 47, 31),
+              measured=str((strided.n_out, strided.unit, strided.low, strided.high, strided.count)),
+              expected="(4, 2, 17, 47, 31)")
+s5, _, _ = middle_unit(5, 1, 2)
+reach = [((row != 0).nonzero().min().item(), (row != 0).nonzero().max().item()) for row in s5]
+nh.check_that("depth 5, stride 2: unit 0 feels pixels 0–31, unit 1 pixels 1–63", reach == [(0, 31), (1, 63)],
+              measured=str(reach), expected="[(0, 31), (1, 63)]")
+nh.check_that("and the span formula says 63", cnn.span_formula(5, stride=2) == 63,
+              measured=cnn.span_formula(5, stride=2), expected=63)
+_, _, last = middle_unit(6, 1, 2)
+nh.check_that("depth 6, stride 2: one unit, influenced by all 64 pixels", (last.n_out, last.count) == (1, 64),
+              measured=str((last.n_out, last.count)), expected="(1, 64)")
+s6, paths6, deep = middle_unit(6, 1, 1)
+row6 = s6[32].abs() / s6[32].abs().max()
+deep_reach = (deep.count, deep.low, deep.high)
+nh.check_that("depth 6: 13 pixels, 26–38, influence unit 32", deep_reach == (13, 26, 38),
+              measured=str(deep_reach), expected="(13, 26, 38)")
+nh.check_close("weight paths from pixels 32, 26 and 38", paths6[32, [32, 26, 38]].double(),
+               torch.tensor([141.0, 1.0, 1.0], dtype=torch.float64), rtol=1e-12)
+nh.check_close("an edge pixel's root-mean-square influence, log10 relative to the middle's",
+               0.5 * math.log10(1 / 141), -1.07, atol=0.005)
+nh.check_that("this network's strongest pixel for unit 32 is 30", int(row6.argmax()) == 30,
+              measured=int(row6.argmax()), expected=30)
+nh.check_close("log10 of pixels 26, 38, 27, 28 relative to it", row6[[26, 38, 27, 28]].log10(),
+               torch.tensor([-1.6, -3.1, -2.5, -0.7], dtype=torch.float64), atol=0.05)
 
 # %% [markdown]
 # ### 最大池化与平均池化
@@ -608,21 +785,15 @@ nh.widgets.live_figure(explore_receptive_field, depth=nh.widgets.depth_slider(3,
 # $\max_{p\in w}\phi(z_p(x))\,\max_{p'\in w'}\phi(z_{p'}(x'))$ 在一个高斯向量上的期望，这个向量在两个窗口的每个像素各有一个分量；
 # 目前没有已知的闭式解，所以我们用有限宽网络来估计它（蒙特卡洛）。
 #
-# 在 12 张手写数字上，一层 $3\times3$ 卷积、ReLU、$2\times2$ 窗口的池化、展平。由于一个窗口内非负的 ReLU 特征的最大值至少等于它们的平均值，
-# 最大池化的核更大。**预测：** 它是否*仅仅*更大，即只是平均池化的核乘上一个比例？把尺度除掉（余弦
-# $K(x,x')/\sqrt{K(x,x)K(x',x')}$）：对于不同数字组成的图像对，两种池化会一致吗？对于一个数字和它平移 1–3 个像素的副本呢？
+# 在 12 张手写数字上：一层 $3\times3$ 卷积、ReLU、$2\times2$ 窗口的池化、展平。一个窗口内非负的 ReLU 特征的最大值至少等于它们的平均值，
+# 所以最大池化的核更大（这里在对角线上是平均池化的 2.5–3.3 倍）。要比较两者，先把尺度除掉：看余弦
+# $K(x,x')/\sqrt{K(x,x)\,K(x',x')}$，这里是一个数字与它自己平移 0–3 个像素后的副本之间的余弦。最大池化的余弦在 8 个
+# 128 通道的网络上测量（误差棒：2 个标准误），其余的都是精确值。
 
 # %%
-images = x_tr[:12]
+images = digit_images[:12]
 average_net = nh.serial(square(), nh.relu(), nh.avg_pool(2), nh.flatten())
 max_net = nh.serial(square(), nh.relu(), nh.max_pool(2), nh.flatten())
-average = average_net.kernel(images).nngp                                                 # exact
-maximum = nh.monte_carlo_kernel(max_net, images, width=128, n_networks=8, ntk=False).nngp  # Monte Carlo
-scale = torch.diagonal(maximum) / torch.diagonal(average)
-average_cos = cnn.normalized(average)
-max_cos, max_cos_sem = cnn.feature_cosines(max_net, images, width=128, n_networks=8)
-different = ~torch.eye(12, dtype=torch.bool)                                # pairs of different digits
-
 shifted = lambda s: torch.roll(images, s, dims=-1)       # the digits have blank borders: a roll is a shift
 image_shifts = [0, 1, 2, 3]
 exact_readouts = {nh._("flatten (no pooling)"): nh.serial(square(), nh.relu(), nh.flatten()),
@@ -633,75 +804,73 @@ own_copy = {name: [float(cnn.paired_cosines(net, images, shifted(s)).mean()) for
 max_copy = [cnn.mean_paired_feature_cosine(max_net, images, shifted(s), width=128, n_networks=8)
             for s in image_shifts]
 
-# %%
-fig, (left, right) = plt.subplots(1, 2, figsize=(11.5, 4.4))
-left.errorbar(average_cos[different], max_cos[different], yerr=2 * max_cos_sem[different], fmt="o", ms=4,
-              label=nh._("pairs of different digits (± 2 s.e.)"))
-lims = [float(average_cos[different].min()) - 0.02, 1.0]
-left.plot(lims, lims, "k--", lw=1, label=nh._("same cosine"))
-left.set_xlabel(nh._("cosine, average pooling (exact)"))
-left.set_ylabel(nh._("cosine, max pooling (Monte Carlo)"))
-left.set_title(nh._("Scale divided out, the poolings nearly agree on different digits"))
-left.legend(loc="lower right")
+fig, ax = plt.subplots(figsize=(7, 4.2))
 for (name, values), color in zip(own_copy.items(), nh.plotting.PALETTE[1:]):
-    right.plot(image_shifts, values, "o-", color=color, label=name)
-right.errorbar(image_shifts, [m for m, se in max_copy], yerr=[2 * se for m, se in max_copy], fmt="s-",
-               color=nh.plotting.PALETTE[0], label=nh._("max pool 2 (Monte Carlo)"))
-right.set_xticks(image_shifts)
-right.set_xlabel(nh._("shift of the copy (pixels)"))
-right.set_ylabel(nh._("cosine of a digit and its shifted copy"))
-right.set_title(nh._("Shifted copies: max pooling forgives more"))
-right.legend()
+    ax.plot(image_shifts, values, "o-", color=color, label=name)
+ax.errorbar(image_shifts, [m for m, se in max_copy], yerr=[2 * se for m, se in max_copy], fmt="s-",
+            color=nh.plotting.PALETTE[0], label=nh._("max pool 2 (Monte Carlo)"))
+ax.set_xticks(image_shifts)
+ax.set_xlabel(nh._("shift of the copy (pixels)"))
+ax.set_ylabel(nh._("cosine of a digit and its shifted copy"))
+ax.set_title(nh._("Shifted copies: max pooling forgives more than average pooling"))
+ax.legend()
 plt.show()
-print(nh._("max pooling's kernel is {low:.1f}–{high:.1f} times average pooling's on the diagonal").format(
-    low=float(scale.min()), high=float(scale.max())))
-print(nh._("a digit and its copy shifted by 2 pixels: cosine {avg:.2f} with average pooling, {max:.2f} with "
-           "max pooling").format(avg=own_copy[nh._("average pool 2")][2], max=max_copy[2][0]))
+copy_line = nh._("copy shifted by {s} (pixels): cosine {avg:.2f} with average pooling, "
+                 "{max:.2f} with max pooling")
+for s in image_shifts[1:]:
+    print(copy_line.format(s=s, avg=own_copy[nh._("average pool 2")][s], max=max_copy[s][0]))
 
 # %% [markdown]
+# **解释一下。** 平移 1 个像素时两种池化一致；平移 2 和 3 个像素时，最大池化让副本离原数字更近。
+# 为什么窗口的最大值能宽容平均值所不能宽容的平移？
+#
 # <details><summary>答案</summary>
 #
-# 大体如此，但不完全是。在对角线上，最大池化的核是平均池化的 2.5–3.3 倍。除掉这个尺度后，两种池化对不同数字组成的图像对几乎一致
-# （左图：点都落在对角线附近，最不相似的那些对略高于对角线；两种核对 66 个图像对的排序几乎相同，秩相关系数为 0.96）。
-# 它们在平移副本上有差别（右图）：平移 1 个像素时两者都是 0.86，但平移 2 个像素时，平均池化的余弦为 0.63，最大池化为 0.68；
-# 平移 3 个像素时为 0.47 对 0.55。平移把一笔的部分响应移进相邻的窗口；每个窗口的平均值随之改变，
-# 而只要还留有某个强响应，最大值就保持不变。全局平均池化是极端情形，它对任何平移都不在意（余弦高于 0.99），
-# 但也觉得几乎所有数字都很像。
+# 平移会把笔画的一部分响应移进相邻的窗口。窗口的平均值随每一个移进或移出的像素而变化；而只要最强的响应还留在窗口里，最大值就不变。
+# 所以平移 2 个像素时，余弦在平均池化下为 0.63，在最大池化下为 0.68；平移 3 个像素时为 0.47 对 0.55（平移 1 个像素时两者都是 0.86）。
+# 全局平均池化只有一个覆盖整幅图像的窗口，是极端情形：它宽容一切平移（余弦高于 0.99）。
 #
 # </details>
 
 # %% tags=["check"]
 from scipy.stats import spearmanr
 
+average = average_net.kernel(images).nngp                                                 # exact
+maximum = nh.monte_carlo_kernel(max_net, images, width=128, n_networks=8, ntk=False).nngp  # Monte Carlo
+scale = torch.diagonal(maximum) / torch.diagonal(average)
+average_cos = cnn.normalized(average)
+different = ~torch.eye(12, dtype=torch.bool)                                # pairs of different digits
 average_mc, average_mc_sem = cnn.feature_cosines(average_net, images, width=128, n_networks=8)
 # the Monte Carlo estimator, checked where the exact kernel is known: within 4 standard errors, plus 0.003
 # for the O(1/width) bias of a ratio
 nh.check_close("Monte Carlo cosines of average pooling vs the exact ones", average_mc[different],
                average_cos[different], atol=4 * float(average_mc_sem[different].max()) + 0.003)
-nh.check_between("max pooling's kernel / average pooling's, smallest diagonal ratio", scale.min(), 2.0, 4.0)
-nh.check_between("and the largest", scale.max(), 2.0, 4.0)
-nh.check_between("rank correlation of the two poolings' cosines over pairs of different digits",
-                 spearmanr(average_cos[different], max_cos[different]).statistic, 0.9, 1.0)
-gain_shift = max_copy[2][0] - own_copy[nh._("average pool 2")][2]
-gain_different = float((max_cos - average_cos)[different].mean())
-nh.check_between("max minus average pooling: cosine with a copy shifted by 2, in standard errors",
-                 gain_shift / max_copy[2][1], 5.0, np.inf)
-nh.check_that("that gain is larger than max pooling's gain on different digits",
-              gain_shift > 2 * gain_different, measured=gain_shift,
-              expected="> 2 × the gain on different digits")
+nh.check_close("max pooling's kernel / average pooling's on the diagonal: smallest and largest",
+               np.array([float(scale.min()), float(scale.max())]), np.array([2.5, 3.3]), atol=0.05)
+nh.check_close("cosine with the copy shifted by 1, 2, 3: average pooling",
+               np.array(own_copy[nh._("average pool 2")][1:]), np.array([0.86, 0.63, 0.47]), atol=0.005)
+nh.check_close("and max pooling (Monte Carlo)", np.array([m for m, se in max_copy[1:]]),
+               np.array([0.86, 0.68, 0.55]), atol=0.005)
+for s in (2, 3):
+    nh.check_between("max minus average pooling: cosine with the copy shifted by 2 and 3, in standard errors",
+                     (max_copy[s][0] - own_copy[nh._("average pool 2")][s]) / max_copy[s][1], 5.0, np.inf)
 nh.check_between("global average pooling: cosine with a copy shifted by 3",
                  own_copy[nh._("global average pool")][3], 0.99, 1.0)
+max_cos, _ = cnn.feature_cosines(max_net, images, width=128, n_networks=8)
+nh.check_close("rank correlation of the two poolings' cosines over pairs of different digits (A12)",
+               spearmanr(average_cos[different], max_cos[different]).statistic, 0.96, atol=0.005)
 
 # %% [markdown]
 # ## 检验你的理解
 #
-# 1. 一层 3 个抽头的卷积。输入核只在一个像素对 $(i, j)$ 处不为零。$\Sigma^{(1)}$ 的哪些元素不为零？为什么不是一个 $3\times3$ 的方块？
+# 1. 一层 3 个抽头、扩张为 2 的卷积（偏移 $a \in \{-2, 0, 2\}$）。输入核只在一个像素对 $(i, j)$ 处不为零。
+#    $\Sigma^{(1)}$ 的哪些元素不为零？为什么不是一个 $3\times3$ 的方块？
 #
 # <details><summary>答案</summary>
 #
-# $(i-1, j-1)$、$(i, j)$ 和 $(i+1, j+1)$：元素 $(p, p')$ 对前一层核在 $(p+a, p'+a)$ 处的值求和，两幅图像用同一个偏移。
-# $a \neq b$ 的像素对 $(p+a, p'+b)$ 乘的是两个相互独立的权重 $w_a w_b$，平均为 0。（经过 ReLU 之后，均值会把一个方块填满，
-# 就像 4.2.1 中那样，但卷积本身只沿对角线求和。）
+# $(i-2, j-2)$、$(i, j)$ 和 $(i+2, j+2)$，每个都等于 $\sigma_w^2/3$：元素 $(p, p')$ 对前一层核在 $(p+a, p'+a)$ 处的值求和，
+# 两幅图像用同一个偏移，所以这段笔画沿对角线分布，中间隔开一个像素。$a \neq b$ 的像素对 $(p+a, p'+b)$
+# 乘的是两个相互独立的权重 $w_a w_b$，平均为 0。（经过 ReLU 之后，均值会把一个方块填满，就像 4.2.1 中那样，但卷积本身只沿对角线求和。）
 #
 # </details>
 #
@@ -720,9 +889,9 @@ nh.check_between("global average pooling: cosine with a copy shifted by 3",
 #
 # <details><summary>答案</summary>
 #
-# 使用展平时二者相同：只有 $p = p'$ 的像素对能到达输出，而在这些像素对上两种递归一致（Novak et al. 2019）。使用 GAP 时二者不同，
-# 因为 GAP 还读取 $p \neq p'$ 的像素对：在那里，CNN 的预激活是相关的（同一个滤波器同时服务于 $p$ 和 $p'$），
-# 而局部连接网络的预激活相互独立（协方差为 0；经过 ReLU 之后只剩下均值的乘积）。
+# 使用展平时二者相同：只有 $p = p'$ 的像素对能到达输出，而在这些像素对上两种递归一致，对 NNGP 如此（Novak et al. 2019），
+# 由同样的论证，对 NTK 也如此。使用 GAP 时二者不同，因为 GAP 还读取 $p \neq p'$ 的像素对：在那里，CNN 的预激活是相关的
+# （同一个滤波器同时服务于 $p$ 和 $p'$），而局部连接网络的预激活相互独立（协方差为 0；经过 ReLU 之后只剩下均值的乘积）。
 #
 # </details>
 #
@@ -748,9 +917,24 @@ nh.check_between("global average pooling: cosine with a copy shifted by 3",
 # <details><summary>答案</summary>
 #
 # ReLU 特征的均值为正，下一层共享的权重把它传给各处的单元：经过三层之后，感受野互不相交的单元的相关系数约为 0.5
-# （经过一层 ReLU 至少为 $1/\pi$）。感受野限制的是*影响*，即在感受野之外 $\partial f_p/\partial x_q = 0$，而不是相关性。
+# （对不相关的预激活，经过一层 ReLU 为 $1/\pi$）。感受野限制的是*影响*，即在感受野之外 $\partial f_p/\partial x_q = 0$，而不是相关性。
 #
 # </details>
+
+# %% tags=["check"]
+dilated = pixel_pairs(nh.conv(kernel_size=(1, 3), dilation=(1, 2), padding="circular", sigma_w=math.sqrt(2)),
+                      x, x_prime)
+nh.check_that("question 1: with dilation 2 the dot (3, 9) becomes (1, 7), (3, 9), (5, 11)",
+              support(dilated) == {(1, 7), (3, 9), (5, 11)}, measured=str(sorted(support(dilated))),
+              expected="[(1, 7), (3, 9), (5, 11)]")
+five_taps_dilated = lambda out=None: nh.conv(out, kernel_size=(1, 5), dilation=(1, 2), sigma_w=math.sqrt(2))
+five_tap_stack = nh.serial(five_taps_dilated(), nh.relu(), five_taps_dilated(), nh.relu(),
+                           five_taps_dilated(1))
+reached = (nh.receptive_field(five_tap_stack, (1, 64))[0, 32, 0, :] > 0).nonzero().flatten()
+nh.check_that("question 5: the span is 25 pixels, 13 of them connected",
+              (int(reached[-1] - reached[0] + 1), len(reached), cnn.span_formula(3, taps=5, dilation=2))
+              == (25, 13, 25), measured=str((int(reached[-1] - reached[0] + 1), len(reached))),
+              expected="(25, 13)")
 
 # %% [markdown]
 # ## 小结
@@ -760,13 +944,14 @@ nh.check_between("global average pooling: cosine with a copy shifted by 3",
 # - 平移一幅图像会移动这个矩阵的行（或列）。**全局平均池化**对每个元素求和，所以它的核具有平移**不变性**；
 #   **展平**只读取对角线 $p = p'$，只对联合平移不变，并给出局部连接网络的核：只有在池化时，权重共享才有意义。
 # - 单个网络的核随着**通道**增多而变得确定，其波动按 $C^{-1/2}$ 下降；图像变大没有帮助，因为滤波器在它的各个像素之间是共享的。
-# - 在平移不变的任务和真实的手写数字上，起作用的是池化（0.96 对 0.87）。核回归是无限宽网络训练后的平均；单个网络还要加上它的初始函数。
+# - 起作用的是池化，无论是在位置会变的图样上，还是在真实的手写数字上（在 5 次划分上平均，0.945 对展平的 0.884）；
+#   单靠局部性，效果与 MLP 差不多。核回归是无限宽网络训练后的平均；单个网络还要加上它的初始函数。
 # - 感受野限制的是**影响**：在感受野之外，$\partial f_p/\partial x_q = 0$ 恰好成立。它跨越
-#   $1 + (k-1)\,\delta\,(1 + s + \dots + s^{L-1})$ 个像素，而在它内部，影响呈宽度为 $\sim\sqrt L$ 的钟形。平均池化是精确且线性的；
-#   最大池化（蒙特卡洛）大体上就是乘了一个比例的平均池化，只是对平移更宽容一些。
+#   $1 + (k-1)\,\delta\,(1 + s + \dots + s^{L-1})$ 个像素，而在它内部，影响呈宽度为 $\sim\sqrt L$ 的钟形。平均池化精确且线性地作用在核上；
+#   最大池化没有闭式解（蒙特卡洛），除掉尺度之后，它对小的平移更宽容。
 
 # %% [markdown]
-# ## 给第 4 章读者
+# ## 写给教材第 4 章的读者
 #
 # 教材第 4.2 节对其中一些内容的说法有所不同。下面每一处更正都注明了它在勘误表中的条目。
 #
@@ -785,8 +970,9 @@ nh.check_between("global average pooling: cosine with a copy shifted by 3",
 #
 # **教材原文：** 感受野不重叠的项为零，因此 NTK 是稀疏的。
 #
-# **正确的说法：** Gram 矩阵是稠密的（见下面：它最小的元素约为最大元素的 20 %）。局部性使核成为各局部图块核之和；
-# 感受野限制的是哪些像素能*影响*某个单元，而不是两个单元是否相关：使用 ReLU 时，感受野互不相交的单元的相关系数约为 0.5（4.2.3）。
+# **正确的说法：** 感受野互不相交并不会产生为零的项。局部性使核成为各局部图块核之和；感受野限制的是哪些像素能*影响*某个单元，
+# 而不是两个单元是否相关：感受野没有任何公共像素的两个单元，它们的像素对核并不为零；使用 ReLU 时，它们的相关系数约为 0.5
+# （4.2.3，“相关性并不度量感受野”）。
 # [勘误 A8](../../ERRATA.zh.md#a8)
 #
 # </details>
@@ -797,7 +983,8 @@ nh.check_between("global average pooling: cosine with a copy shifted by 3",
 #
 # **正确的说法：** 起作用的是通道数。单个网络的 NTK 波动随通道数按 $C^{-1/2}$ 下降，而随像素数几乎不变（4.2.2），
 # 因为一个通道在每个像素上用的都是同一个随机滤波器。没有池化时，只有同一位置的像素对能到达输出，核等于局部连接网络的核
-# （Novak et al. 2019）。[勘误 A9](../../ERRATA.zh.md#a9)
+# （NNGP 见 Novak et al. 2019；NTK 的递归读取的是同样的像素对）。
+# [勘误 A9](../../ERRATA.zh.md#a9)
 #
 # </details>
 #
@@ -816,7 +1003,8 @@ nh.check_between("global average pooling: cosine with a copy shifted by 3",
 # **教材原文：** 最大池化没有简单的解析形式。
 #
 # **正确的说法：** 没错，但要补充一点：它的无限宽极限是存在的（Yang 2019），它的核是在各窗口上的高斯期望，目前没有已知的闭式解，
-# 我们用蒙特卡洛来估计它。它是否“更尖锐”并无定论；这里的测量表明，除掉尺度之后，它与平均池化的核很接近，并且对小的平移更宽容。
+# 我们用蒙特卡洛来估计它。它是否“更尖锐”并无定论。这里的测量表明，除掉尺度之后，它对不同数字组成的图像对的排序与平均池化几乎相同
+# （秩相关系数 0.96，见 4.2.3 的检查单元格），并且对小的平移更宽容。
 # [勘误 A12](../../ERRATA.zh.md#a12)
 #
 # </details>
@@ -827,8 +1015,8 @@ gram = gap_net.kernel(data).ntk
 first_off_diagonal = torch.diagonal(gram, offset=1)
 nh.check_between("Toeplitz needs a constant off-diagonal: its std / mean", first_off_diagonal.std()
                  / first_off_diagonal.abs().mean(), 0.1, np.inf)
-nh.check_between("dense: the smallest |entry| of the Gram matrix / the largest", gram.abs().min()
-                 / gram.abs().max(), 1e-3, 1.0)
+nh.check_close("that std / mean, as quoted (34 %)",
+               first_off_diagonal.std() / first_off_diagonal.abs().mean(), 0.34, atol=0.005)
 
 # %% [markdown]
 # **练习：** 4.2（哪些平移对称性，用哪种读出）和 4.6（最大池化的替代方案）。

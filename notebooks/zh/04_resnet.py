@@ -8,10 +8,11 @@
 # **本课内容**
 # - 残差块 $x + \alpha\,g(x)$ 的核是怎样构成的：跳连把核原样传下去，分支再加上 $\alpha^2$ 乘以它自己的映射；
 # - 取 $\alpha = 1$ 时 NTK 随深度**指数**增长；取 $\alpha = 1/\sqrt L$ 时 NTK 保持有界
-#   （对 ReLU 趋于 $3e\,q_0$）；取 $\alpha = 1/L$ 时各分支的作用逐渐消失；
-# - 为什么块雅可比矩阵的乘积 $\prod_l (I + \alpha J_l)$ 在 $\alpha = 1/\sqrt L$ 时保持有界，
-#   以及为什么这*并不*等同于一阶公式 $I + \alpha\sum_l J_l$；
-# - 为什么教材中 $O(\sqrt L)$ 的量级估算是错的：不同块的梯度按**平方**相加，所以每个块在 NTK 中所占的份额是 $\alpha^2$ 的量级。
+#   （对 $\sigma_w^2 = 2$ 的 ReLU 趋于 $3e\,q_0$）；取 $\alpha = 1/L$ 时各分支的作用逐渐消失；
+# - 反向传播是否保持有界：为什么块雅可比矩阵的乘积 $\prod_l (I + \alpha J_l)$ 在 $\alpha = 1/\sqrt L$ 时有界，
+#   而它却仍然*不*等于一阶公式 $I + \alpha\sum_l J_l$；
+# - 为什么分支缩放因子为 $\alpha = 1/\sqrt L$ 的 $L$ 个块合起来只占 NTK 的 $O(1)$，而不是 $O(\sqrt L)$：
+#   不同块的梯度按**平方**相加，所以每个块所占的份额是 $\alpha^2$ 的量级。
 #
 # **预备知识：** 第 02 课（MLP 的 NNGP $\Sigma$ 与 NTK $\Theta$ 的递归）。
 
@@ -36,7 +37,7 @@ nh.plotting.use_style()
 PALETTE = nh.plotting.PALETTE
 
 # %% [markdown]
-# ## 一张图看懂核心思想
+# ## 一图看懂核心思想
 #
 # 残差块把一个缩放后的分支加到输入上，$x \mapsto x + \alpha\,g(x)$；在无限宽极限下，分支与跳连互不相关，所以两者的核直接相加。
 # 于是每个块都把 $\Sigma$ 和 $\Theta$ 传下去，再加上 $\alpha^2$ 乘以分支对它们的作用；仅凭 $\alpha$ 的大小，就决定了叠加许多块之后核是爆炸、趋于平稳，还是把分支遗忘。
@@ -54,6 +55,8 @@ plt.show()
 # 网络先有一个输入层 $x^{(0)} = \frac{\sigma_w}{\sqrt d}W^{(0)}x$，再接 $L$ 个残差块
 # $x^{(l)} = x^{(l-1)} + \alpha\,g_l(x^{(l-1)})$，其中分支为 $g_l(x) = \frac{\sigma_w}{\sqrt m}W^{(l)}\phi(x)$，
 # 最后接线性读出层 $f = \frac{1}{\sqrt m}\,w^\top x^{(L)}$。所有权重都从 $\mathcal N(0, 1)$ 中抽取（即第 01 课的 NTK 参数化）。
+# 读出层的尺度为 1，而不是第 02 课 MLP 中的 $\sigma_w = \sqrt 2$：那里的读出层读取的是 $\phi(h)$，ReLU 使它的二阶矩减半，
+# 再由 $\sigma_w^2 = 2$ 补回来；这里的读出层直接读取 $x^{(L)}$，所以尺度 1 就已经使输出的方差等于 $\Sigma^{(L)}$。
 #
 # 分支的末端是一组新的、零均值的权重 $W^{(l)}$。因此 $\mathbb E[x^{(l-1)}_i\, g_l(x')_i] = 0$：跳连与分支互不相关，
 # 两者之和的协方差等于各自协方差之和。沿用第 02 课的高斯期望记号，$\mathbb E[\phi\phi] = \mathbb E[\phi(u)\phi(v)]$，
@@ -71,120 +74,27 @@ plt.show()
 print(nh.resnet(2, alpha=0.5))      # dense -> 2 x residual(relu, dense) -> dense(1)
 
 # %% [markdown]
-# ### 块雅可比矩阵的乘积
-#
-# 同样的账也可以用来算梯度。反向传播经过第 $l$ 个块时要乘以 $I + \alpha J_l$，
-# 其中 $J_l = \partial g_l/\partial x$ 是该分支的雅可比矩阵。对 ReLU 分支，$J_l = \frac{\sigma_w}{\sqrt m}
-# W^{(l)} D_l$，其中 $D_l$ 是在 $x^{(l-1)}$ 处处于打开状态的 ReLU 门组成的对角矩阵。各 $J_l$ 并不相互独立，
-# 因为 $D_l$ 依赖于下面的各个块。成立的是：$W^{(l)}$ 是新抽取的。给定第 $l$ 个块以下的一切，$J_l$ 的均值为零，并且
-# $\mathbb E_{W^{(l)}}\|J_l v\|^2 = \sigma_w^2\|D_l v\|^2 \approx c\,\|v\|^2$，其中均方增益为
-# $c = \sigma_w^2\,\mathbb E[\phi'(u)^2]$（对 ReLU 且 $\sigma_w^2 = 2$ 时 $c = 1$：大约一半的门是打开的）。
-# 没有任何机制让 $J_l$ 本身变小：它的算子范数在任何宽度下都是 1 的量级。
-#
-# 让一个方向 $v$ 依次穿过各个块，$v_l = (I + \alpha J_l)\,v_{l-1}$。新抽取的 $W^{(l)}$ 使交叉项的平均为零，于是
-# $\mathbb E\|v_l\|^2 = \mathbb E\|v_{l-1}\|^2 + \alpha^2\sigma_w^2\,\mathbb E\|D_l v_{l-1}\|^2
-# \approx (1 + \alpha^2 c)\,\mathbb E\|v_{l-1}\|^2$：雅可比矩阵**按平方**相加，从而
-#
-# $$\mathbb E\bigl\|\textstyle\prod_l(I + \alpha J_l)\,v\bigr\|^2 \approx (1 + \alpha^2 c)^L\,\|v\|^2 .$$
-#
-# 把乘积展开成对所有块子集的求和，就能看出一阶公式 $I + \alpha\sum_l J_l$ 保留了什么。不同子集对应的项互不相关（在宽网络极限下），
-# 而含 $k$ 个因子的 $\binom Lk$ 项，每一项的均方都约为 $(\alpha^2 c)^k$。它们加起来是 $(1+\alpha^2 c)^L$，
-# 一阶部分只保留了其中的 $1 + L\alpha^2 c$。一阶以外的全部项的相对大小为
-#
-# $$r = \sqrt{1 - \frac{1 + L\alpha^2 c}{(1+\alpha^2 c)^L}} \;\approx\; \frac{L\alpha^2 c}{\sqrt 2}
-#   \quad\text{当 } L\alpha^2 c \ll 1 .$$
-#
-# **运行下面的单元格之前先预测：** 在 $L = 256$ 个块、$\alpha = 1/\sqrt L$ 时，一阶以外的部分约占乘积的 5 %、50 % 还是 500 %？
-# $\alpha = 1/L$ 时呢？
-#
-# 我们用初始化时宽度为 256 的真实 ReLU 残差网络来测量：它们的门来自网络自身的前向传播
-# （`course.jacobian_product` 让 32 个随机方向依次穿过各个块）。
-
-# %%
-block_counts = [2, 4, 8, 16, 32, 64, 128, 256]
-scalings = course.SCALINGS                      # α as a function of L: 1, 1/√L, 1/L
-measured = {name: [course.jacobian_product(L, alpha(L), width=256) for L in block_counts]
-            for name, alpha in scalings.items()}
-predicted = {name: [course.beyond_first_order(L, alpha(L)) for L in block_counts]
-             for name, alpha in scalings.items()}
-for name in scalings:
-    print(nh._("{scaling}, L = 256: beyond first order {measured:.3f} of the product (predicted r = {r:.3f})")
-          .format(scaling=name, measured=measured[name][-1].beyond_first_order, r=predicted[name][-1]))
-norms = [course.branch_jacobian_norm(m) for m in (64, 256, 1024)]
-print(nh._("operator norm of one branch Jacobian at widths 64, 256, 1024: {a:.1f}, {b:.1f}, {c:.1f}")
-      .format(a=norms[0], b=norms[1], c=norms[2]))
-
-# %%
-fig, ax = plt.subplots()
-for name, color in zip(scalings, PALETTE):
-    ax.loglog(block_counts, [p.beyond_first_order for p in measured[name]], "o", color=color,
-              label=f"{name}: measured")
-    ax.loglog(block_counts, predicted[name], "--", color=color, label=f"{name}: predicted r")
-nh.plotting.width_ticks(ax, block_counts)
-ax.set_xlabel("number of residual blocks L")
-ax.set_ylabel("‖∏(I+αJ) − (I+αΣJ)‖ / ‖∏(I+αJ)‖")
-ax.set_title(nh._("Only α = 1/L makes the product first-order; at α = 1/√L half of it lies beyond"))
-ax.legend(ncol=2, fontsize="small")
-plt.show()
-
-# %% [markdown]
-# <details><summary>答案</summary>
-#
-# 约 50 %：在 $\alpha = 1/\sqrt L$、$L = 256$ 时，测得一阶以外的部分占乘积的 0.52（预测值 0.513），
-# 而随着 $L$ 增大，$r \to \sqrt{1 - 2/e} \approx 0.51$。乘积保持有界，
-# $\|\prod\|^2 \approx (1 + 1/L)^L \|v\|^2 \to e\,\|v\|^2$，但一阶部分只保留了这 $e \approx 2.72$ 中的 $1 + L\alpha^2 = 2$。
-# 取 $\alpha = 1/L$ 时，余项按 $1/L$ 减小（$L = 256$ 时为 0.003）：一阶公式变得精确。
-# 取 $\alpha = 1$ 时，乘积平均按 $2^L$ 增长（单个网络的波动可达几个数量级），与一阶公式毫不相像。
-#
-# </details>
-#
-# 测量点与预测值相差几个百分点。这是有限宽度的效应：相邻的块看到的输入几乎相同，因此它们的门也基本相同；
-# 在宽度为 256 的网络中，打开的门所占的比例与 $\tfrac12$ 相差几个百分点，增益 $c$ 与 $1$ 的偏差则是它的两倍。
-
-# %% tags=["check"]
-ones = np.ones(len(block_counts))
-beyond = {name: np.array([p.beyond_first_order for p in measured[name]]) for name in scalings}
-growth = {name: np.array([p.growth / (1 + alpha(L) ** 2) ** L for p, L in zip(measured[name], block_counts)])
-          for name, alpha in scalings.items()}
-# a width-256 network's gain c is twice its fraction of open gates: 1 ± 0.06; 25 % is four times that
-nh.check_close("α = 1: part beyond first order / r, L = 2 … 256", beyond["α = 1"] / predicted["α = 1"], ones,
-               rtol=0.25)
-nh.check_close("α = 1/√L: part beyond first order / r, L = 2 … 256",
-               beyond["α = 1/√L"] / predicted["α = 1/√L"], ones, rtol=0.25)
-nh.check_close("α = 1/L: part beyond first order / r, L = 2 … 256", beyond["α = 1/L"] / predicted["α = 1/L"],
-               ones, rtol=0.25)
-nh.check_between("α = 1/√L, L = 256: part beyond first order (r = 0.51)", beyond["α = 1/√L"][-1], 0.4, 0.6)
-# the product's mean square is about e^c at α = 1/√L: 20 % is three standard deviations of c
-nh.check_close("α = 1/√L: ‖∏(I + αJ)v‖² / (1 + α²)^L, L = 2 … 256", growth["α = 1/√L"], ones, rtol=0.2)
-nh.check_close("α = 1/L: ‖∏(I + αJ)v‖² / (1 + α²)^L, L = 2 … 256", growth["α = 1/L"], ones, rtol=0.2)
-# the largest singular value of √(2/m) W D with m/2 open gates tends to 1 + √2 (Marchenko–Pastur edge)
-nh.check_close("operator norm of one branch Jacobian at width 1024 (1 + √2 as m → ∞)", norms[-1],
-               1 + math.sqrt(2), rtol=0.05)
-
-# %% [markdown]
 # ## 4.3.2 NTK 如何随深度增长
 #
 # 对无偏置的 ReLU，在对角线 $x = x'$ 上：$\mathbb E[\phi\phi] = \Sigma/2$，
-# $\mathbb E[\phi'\phi'] = 1/2$。记 $\gamma = \alpha^2\sigma_w^2/2$，即每个块的增长率（也就是雅可比矩阵那里的
-# $\alpha^2 c$）。归纳法只需三行：
+# $\mathbb E[\phi'\phi'] = 1/2$。记 $\gamma = \alpha^2\sigma_w^2/2$，即每个块的增长率。归纳法只需三行：
 #
 # 1. $\Sigma^{(l)} = (1+\gamma)\,\Sigma^{(l-1)}$，所以 $\Sigma^{(l)} = q_0 (1+\gamma)^l$。
 # 2. $\Theta^{(l)} = (1+\gamma)\,\Theta^{(l-1)} + \gamma\,q_0(1+\gamma)^{l-1}$。两边除以 $(1+\gamma)^l$，
 #    就是说 $\Theta^{(l)}/(1+\gamma)^l$ 每经过一个块增加 $q_0\,\gamma/(1+\gamma)$，初值为
 #    $\Theta^{(0)} = \Sigma^{(0)} = q_0$（输入层下面没有别的层）。
-# 3. 所以 $\Theta^{(L)} = q_0(1+\gamma)^L\bigl(1 + L\gamma/(1+\gamma)\bigr)$，读出层（方差为 1）再加上
+# 3. 所以 $\Theta^{(L)} = q_0(1+\gamma)^L\bigl(1 + L\gamma/(1+\gamma)\bigr)$，读出层（尺度为 1）再加上
 #    $\Sigma^{(L)} = q_0(1+\gamma)^L$：
 #
 # $$\Theta(x,x) = q_0\,(1+\gamma)^L\Bigl(2 + \frac{L\gamma}{1+\gamma}\Bigr).$$
 #
-# **预测：** 取 $\alpha = 1$、$\sigma_w^2 = 2$ 时，$L$ 很大时 $\Theta(x, x)$ 每经过一个块增长多少倍？
-# 取 $\alpha = 1/\sqrt L$ 时，它会随 $L$ 一直增长吗？（提示：$(1 + 1/L)^L \to e$。）取 $\alpha = 1/L$ 时呢？
-# 下面是本软件包对两个相隔 17° 的输入（$q_0 = 2$）计算的递归结果。
+# 下面是本软件包对两个相隔 17° 的输入（$\sigma_w^2 = 2$，$q_0 = 2$）计算的递归结果，涵盖三种缩放，最多 256 个块。
 
 # %%
 x = nh.pair_at_angle(math.radians(17), d=2)          # two inputs 17° apart, q₀ = σ_w² x·x/d = 2
 q0 = 2.0
 depths = [1, 2, 4, 8, 16, 32, 64, 128, 256]        # α = 1: Θ ~ 2^L; variances² overflow float64 near L = 500
+scalings = course.SCALINGS                          # α as a function of L: 1, 1/√L, 1/L
 diagonal, correlation = {}, {}
 for name, alpha in scalings.items():
     kernels = [nh.resnet(L, alpha=alpha(L)).kernel(x).ntk for L in depths]
@@ -201,7 +111,7 @@ nh.check_close("Θ(x, x) of the recursion / the closed form, 3 scalings × 9 dep
 # %%
 fig, ax = plt.subplots()
 for name in scalings:
-    ax.loglog(depths, diagonal[name] / q0, "o-", label=name)
+    ax.semilogy(depths, diagonal[name] / q0, "o-", label=name)
 ax.set_xlabel("number of residual blocks L")
 ax.set_ylabel("Θ(x, x) / q₀")
 ax.set_title(r"α = 1 grows like $2^L$ ($10^{79}$ at L = 256)")
@@ -209,7 +119,7 @@ ax.legend()
 plt.show()
 
 # %% [markdown]
-# 在这个尺度下，另外两种缩放看起来是平的。放大来看，纵轴改用线性刻度：
+# 在对数坐标轴上，指数增长是一条直线；在这个尺度下，另外两种缩放看起来是平的。放大来看，纵轴改用线性刻度：
 
 # %%
 fig, ax = plt.subplots()
@@ -225,16 +135,47 @@ ax.legend()
 plt.show()
 
 # %% [markdown]
+# **用闭式来解释。**
+#
+# 1. 为什么 $\alpha = 1$ 的那条线是直线？它的斜率是多少？
+#
 # <details><summary>答案</summary>
 #
-# 取 $\alpha = 1$ 时 $\gamma = 1$：每个块都把 $\Sigma$ 和从下面带来的 $\Theta$ 各乘以 2，所以
-# $\Theta$ 按 $2^L$ 增长（再乘以缓慢增长的因子 $2 + L/2$）：在 $L = 32$ 到 $64$ 之间，$\log\Theta$ 每个块增加 0.713，
-# 接近 $\log 2 = 0.693$。取 $\alpha = 1/\sqrt L$ 时 $\gamma = 1/L$，
-# $(1+1/L)^L \to e$，同时 $L\gamma/(1+\gamma) \to 1$：$\Theta \to 3e\,q_0$（$L = 256$ 时为 8.128 $q_0$，
-# 而 $3e = 8.155$）。取 $\alpha = 1/L$ 时 $(1 + 1/L^2)^L \to 1$ 且 $L\gamma \to 0$：$\Theta \to 2q_0$，即线性模型
-# $f = \frac{1}{\sqrt m}\,w^\top x^{(0)}$ 的 NTK（输入层和读出层各贡献 $q_0$）。
+# 取 $\alpha = 1$、$\sigma_w^2 = 2$ 时 $\gamma = 1$：每个块都把 $\Sigma$ 和从下面带上来的 $\Theta$ 翻一倍，所以
+# $\Theta = q_0\,2^L(2 + L/2)$。它的对数等于 $L\log 2$ 加上增长缓慢的 $\log(2 + L/2)$：在对数坐标轴上，
+# 这是一条斜率为每个块 $\log 2 = 0.693$ 的直线。在 $L = 32$ 与 $64$ 之间，$\log\Theta$ 每个块上升 0.713，
+# 多出的 3 % 来自因子 $2 + L/2$。
 #
 # </details>
+#
+# 2. 为什么 $\alpha = 1/\sqrt L$ 趋于平稳在 $3e\,q_0$，而 $\alpha = 1/L$ 趋于 $2q_0$？
+#
+# <details><summary>答案</summary>
+#
+# 取 $\alpha = 1/\sqrt L$ 时 $\gamma = 1/L$：$(1 + 1/L)^L \to e$，且 $L\gamma/(1+\gamma) \to 1$，所以
+# $\Theta \to e\,q_0\,(2 + 1) = 3e\,q_0$（$L = 256$ 时为 8.128 $q_0$，而 $3e = 8.155$）。取 $\alpha = 1/L$ 时
+# $\gamma = 1/L^2$：$(1 + 1/L^2)^L \to 1$，且 $L\gamma \to 0$，于是只剩下 2：输入层和读出层各贡献 $q_0$。
+#
+# </details>
+#
+# **先预测，再动手试。** 闭式对任何 $\sigma_w^2$ 都成立，其中 $\gamma = \alpha^2\sigma_w^2/2$。在下一个单元格中设
+# `sigma_w2 = 1.0` 并重新运行：取 $\alpha = 1/\sqrt L$、$L = 256$ 时，$\Theta(x, x)/q_0$ 会是多少？仍然约为 $3e$ 吗？
+#
+# <details><summary>答案</summary>
+#
+# 不是：约为 4.12，大致是 $3e$ 的一半。现在 $\gamma = 1/(2L)$，所以 $(1 + \gamma)^L \to e^{1/2}$，
+# $L\gamma/(1+\gamma) \to 1/2$：$\Theta \to e^{1/2}(2 + 1/2)\,q_0 = 4.122\,q_0$，单元格在 $L = 256$ 时输出 4.118。
+# 一般地，$\Theta \to e^{\sigma_w^2/2}(2 + \sigma_w^2/2)\,q_0$；本课的 $3e\,q_0$ 是 $\sigma_w^2 = 2$ 的情形。
+#
+# </details>
+
+# %%
+# Try it: change sigma_w2 (the weight variance of the input layer and of the blocks) and re-run this cell
+sigma_w2, L = 2.0, 256
+q0_here = sigma_w2 * float(x[0] @ x[0]) / x.shape[1]          # Σ⁽⁰⁾(x, x) = σ_w² x·x/d
+theta = float(nh.resnet(L, alpha=L ** -0.5, sigma_w=math.sqrt(sigma_w2)).kernel(x).ntk[0, 0])
+print(nh._("σ_w² = {sigma_w2:g}, α = 1/√L, L = {depth}: Θ(x, x)/q₀ = {value:.3f}").format(
+    sigma_w2=sigma_w2, depth=L, value=theta / q0_here))
 
 # %% tags=["check"]
 growth_per_block = math.log(diagonal["α = 1"][6] / diagonal["α = 1"][5]) / (64 - 32)
@@ -245,13 +186,19 @@ nh.check_close("α = 1: growth of log Θ per block, L = 32 → 64 (log 2)", grow
 nh.check_close("α = 1/√L: Θ(x, x)/q₀ at L = 256 (limit 3e)", diagonal["α = 1/√L"][-1] / q0, 3 * math.e,
                rtol=0.01)
 nh.check_close("α = 1/L: Θ(x, x)/q₀ at L = 256 (limit 2)", diagonal["α = 1/L"][-1] / q0, 2.0, rtol=0.01)
+# the try-it cell at sigma_w2 = 1 (the inputs have x·x/d = 1, so q₀ = σ_w² = 1)
+at_one = float(nh.resnet(256, alpha=1 / 16, sigma_w=1.0).kernel(x).ntk[0, 0])
+nh.check_close("σ_w² = 1, α = 1/√L, L = 256: Θ(x, x)/q₀ (the try-it cell prints 4.118)", at_one, 4.118,
+               rtol=2e-4)
+nh.check_close("σ_w² = 1: recursion / closed form",
+               at_one / course.closed_form_ntk(256, 1 / 16, 1.0, sigma_w2=1.0), 1.0, rtol=1e-10)
+nh.check_close("σ_w² = 1: the limit e^(σ_w²/2)(2 + σ_w²/2)", math.exp(0.5) * 2.5, 4.122, rtol=1e-4)
 
 # %% [markdown]
 # ### *归一化*的核：深度还会改变什么吗？
 #
 # 除以对角线：考虑两个相隔 17° 的输入的 $\Theta(x, x')/\Theta(x, x)$。在 MLP 中，这个相关系数随深度衰减：
-# 网络忘掉了夹角（核退化，见第 02 课）。对每种缩放**预测**一下：ResNet 会像 MLP 那样忘掉夹角，
-# 还是它的相关系数会稳定在某个值上？是哪个值？
+# 网络忘掉了夹角（核退化，见第 02 课）。下图把三种缩放与同样深度的 ReLU MLP 作比较。
 
 # %%
 mlp_correlation = [float(k[0, 1] / k[0, 0]) for k in (nh.mlp(L, "relu").kernel(x).ntk for L in depths)]
@@ -266,20 +213,36 @@ ax.legend()
 plt.show()
 
 # %% [markdown]
+# **解释一下。**
+#
+# 1. 在 $\alpha = 1$ 的网络中，每个块都通过跳连把输入传下去。为什么它仍然几乎像 MLP 一样忘掉夹角？
+#
 # <details><summary>答案</summary>
 #
-# 取 $\alpha = 1$ 时，相关系数像 MLP 的一样衰减（$L = 256$ 时为 0.32，MLP 为 0.28）：各块的分支占主导，
-# 深度使核退化。取 $\alpha = 1/\sqrt L$ 时，它稳定在一个与深度无关、非退化的值上（从 $L = 32$ 起为 0.916）：
-# 再增加块几乎不改变它（Hayou et al. 2021）。取 $\alpha = 1/L$ 时，它趋于 $\cos 17° = 0.956$，即线性核的值：
-# 各分支的作用逐渐消失。
+# 因为取 $\alpha = 1$、$\sigma_w^2 = 2$ 时，分支和跳连一样强。在对角线上，分支加上的
+# $\sigma_w^2\,\mathbb E[\phi\phi] = \Sigma^{(l-1)}$ 恰好等于跳连带过来的量，所以经过这个块之后，归一化的 $\Sigma$
+# 是跳连带来的相关系数与一个 MLP 层会给出的相关系数的平均：每个块相当于半个 MLP 层（NTK 的情形也一样）。
+# 许多个半层仍然会让核退化，相关系数像 MLP 的一样衰减（$L = 256$ 时为 0.32，MLP 为 0.28）。
+#
+# </details>
+#
+# 2. 为什么 $\alpha = 1/L$ 的曲线最终停在 0.956？$\alpha = 1/\sqrt L$ 又稳定在什么值？
+#
+# <details><summary>答案</summary>
+#
+# 取 $\alpha = 1/L$ 时，各分支的总权重 $L\alpha^2 = 1/L$ 趋于零，核趋于输入层的核，$\cos 17° = 0.956$。
+# 取 $\alpha = 1/\sqrt L$ 时，每个块把相关系数朝一个 MLP 层会给出的值移动一步，步长为 $\gamma = 1/L$；
+# $L$ 步加起来是一个固定的、有限的变化：相关系数稳定在一个与深度无关、不退化的值上
+# （从 $L = 32$ 起为 0.916；Hayou et al. 2021）。
 #
 # </details>
 
 # %% tags=["check"]
 last = correlation["α = 1/√L"][-4:]
 nh.check_between("α = 1/√L: spread of the correlation over L = 32 … 256", last.max() - last.min(), 0, 0.002)
-nh.check_between("α = 1: correlation at L = 256, collapsed", correlation["α = 1"][-1], 0, 0.4)
-nh.check_between("α = 1/√L: correlation at L = 256, kept", correlation["α = 1/√L"][-1], 0.9, 1)
+nh.check_close("α = 1/√L: correlation at L = 256 (0.916)", correlation["α = 1/√L"][-1], 0.916, atol=0.0005)
+nh.check_close("α = 1: correlation at L = 256 (0.32)", correlation["α = 1"][-1], 0.32, atol=0.005)
+nh.check_close("MLP: correlation at L = 256 (0.28)", mlp_correlation[-1], 0.28, atol=0.005)
 # 1/L from the linear kernel at L = 256: the branches' total weight Lα² is 1/256
 nh.check_close("α = 1/L: correlation at L = 256 (cos 17°)", correlation["α = 1/L"][-1],
                math.cos(math.radians(17)), atol=0.005)
@@ -287,43 +250,213 @@ nh.check_close("α = 1/L: correlation at L = 256 (cos 17°)", correlation["α = 
 # %% [markdown]
 # ### 有限宽网络与之一致
 #
-# 递归是关于无限宽极限的结论。对每种缩放，我们取 8 个宽度为 1024、含 4 个块的网络，在 8 个输入上把它们经验 NTK 的平均值与之比较。
-# **预测：** 对哪种缩放，单个网络离解析 NTK 最远？
+# 递归是关于无限宽极限的结论。对每种缩放，我们取 8 个宽度为 1024、含 4 个块的网络，在 8 个输入上计算它们的经验 NTK，
+# 并与递归比较：单个网络离解析 NTK 有多远（差的相对 Frobenius 范数），以及 8 个网络的平均值离它有多远。
 # 这 24 个经验 NTK 在笔记本电脑上大约需要 15 s（进度条按三种缩放计数）。
 
 # %% tags=["nbval-ignore-output"]
+width = 1024                                                 # the width of every network in this cell
 inputs = nh.sphere(8, d=6, seed=0)
-finite_errors = {}
+finite = {}
 for name, alpha in tqdm(scalings.items(), desc="scalings", total=len(scalings)):
     arch = nh.resnet(4, alpha=alpha(4))
-    sweep = nh.width_sweep(arch, inputs, widths=[1024], seeds=8)
+    sweep = nh.width_sweep(arch, inputs, widths=[width], seeds=8)
     exact = arch.kernel(inputs).ntk
-    finite_errors[name] = sweep.errors.mean(), float((sweep.mean_ntk[0] - exact).norm() / exact.norm())
+    finite[name] = sweep.errors[0], float((sweep.mean_ntk[0] - exact).norm() / exact.norm())
 
 # %%
-for name, (one, mean) in finite_errors.items():
-    print(nh._("{scaling}: one network is {one:.1%} off the NTK, the mean of 8 networks {mean:.1%}").format(
-        scaling=name, one=one, mean=mean))
+for name, (each, mean) in finite.items():
+    text = nh._("{scaling}: one network is {one:.1%} off the NTK on average ({low:.1%} to {high:.1%} over 8 "
+                "seeds), the mean of the 8 networks {mean:.1%}")
+    print(text.format(scaling=name, one=each.mean(), low=each.min(), high=each.max(), mean=mean))
 
 # %% [markdown]
+# 8 个网络的平均值偏离 1.9–4.9 %：取平均消除了单个网络的大部分波动，因为这些网络是围绕递归给出的核波动的
+# （另有一个量级为 1/宽度 的偏差）。
+#
+# 1. **解释一下。** 平均而言，$\alpha = 1$ 时单个网络离 NTK 最远，$\alpha = 1/L$ 时最近。为什么更大的分支缩放因子会让波动更大？
+#
 # <details><summary>答案</summary>
 #
-# $\alpha = 1$：单个网络偏离 10.6 %，而 $\alpha = 1/\sqrt L$ 为 8.1 %，$\alpha = 1/L$ 为 5.9 %；
-# 三种缩放下 8 个网络的平均值都在 2–5 % 以内。$\alpha$ 越大，随机的分支在核中的权重就越大。
-# 请把这个先后顺序看作在 $L = 4$、宽度 1024 处的一次测量，而不是一条定律：对 MLP，Hanin & Nica (2020)
-# 证明了 NTK 的有限宽度波动随深度与宽度之比增大；但残差网络的行为不同（Li, Nica & Roy 2021 研究了深度与宽度一同增长时的残差网络）。
+# 一个可能的原因：$\alpha$ 越大，核中经过随机块的部分就越多。$L = 4$ 时，全部块合起来在 $\Theta(x, x)$ 中所占的份额为：
+# $\alpha = 1$ 时 0.50，$\alpha = 1/\sqrt L$ 时 0.29，$\alpha = 1/L$ 时 0.11（闭式，见 4.3.3 节），
+# 而每个块的随机权重都会带来它自己的有限宽波动。这个排序是平均意义上的：单个网络之间有重叠（见上面打印的范围）。
+# 对 MLP，Hanin & Nica (2020) 证明了这种波动随深度与宽度之比增大；Li, Nica & Roy (2021) 研究了深度和宽度一起增长时的残差网络。
+#
+# </details>
+#
+# 2. **先预测，再动手试。** 在上面的单元格中设 `width = 256`，重新运行它和下一个单元格。单个网络的平均误差会增大到几倍？
+#    （对 $m$ 个随机单元取平均，波动按 $1/\sqrt m$ 变化。）
+#
+# <details><summary>答案</summary>
+#
+# 约 2 倍，因为 $\sqrt{1024/256} = 2$：宽度为 256 时，单个网络平均偏离 21.5 %、14.7 % 和 8.8 %，
+# 而宽度为 1024 时为 10.6 %、8.1 % 和 5.9 %，比值为 2.0、1.8 和 1.5。每种宽度只有 8 个种子，
+# 每个比值的不确定度为 0.2–0.4（一个标准误，由 8 个网络的波动估计），所以无法把这个规律确定得更精确。
 #
 # </details>
 
 # %% tags=["check"]
-# one network is 6–11 % off; the mean of 8 has a √8 smaller spread plus an O(1/m) bias: 8 % is twice
-# the largest expected
-nh.check_between("largest error of the mean of 8 networks (3 scalings)",
-                 max(mean for _, mean in finite_errors.values()), 0, 0.08)
-ones_error = [one for one, _ in finite_errors.values()]
-nh.check_that("one network's error falls from α = 1 to 1/√L to 1/L (L = 4, width 1024)",
+ones_error = [each.mean() for each, _ in finite.values()]
+means_error = [mean for _, mean in finite.values()]
+nh.check_close("width 1024: one network's average error, α = 1, 1/√L, 1/L (10.6 %, 8.1 %, 5.9 %)", ones_error,
+               [0.106, 0.081, 0.059], atol=0.0005)
+nh.check_close("width 1024: error of the mean of 8 networks, α = 1, 1/√L, 1/L (4.9 %, 2.7 %, 1.9 %)",
+               means_error, [0.049, 0.027, 0.019], atol=0.0005)
+nh.check_that("one network's average error falls from α = 1 to 1/√L to 1/L (L = 4, width 1024)",
               ones_error[0] > ones_error[1] > ones_error[2], measured=str(np.round(ones_error, 3)),
               expected="decreasing")
+nh.check_close("closed form, L = 4: all blocks' share of Θ(x, x) for α = 1, 1/√L, 1/L (0.50, 0.29, 0.11)",
+               [course.ntk_shares(4, alpha(4)).blocks for alpha in scalings.values()], [0.50, 0.29, 0.11],
+               atol=0.005)
+# the try-it at width 256 (same seeds and inputs)
+narrow = [nh.width_sweep(nh.resnet(4, alpha=alpha(4)), inputs, widths=[256], seeds=8).errors[0]
+          for alpha in scalings.values()]
+nh.check_close("width 256: one network's average error, α = 1, 1/√L, 1/L (21.5 %, 14.7 %, 8.8 %)",
+               [e.mean() for e in narrow], [0.215, 0.147, 0.088], atol=0.0005)
+error_growth = np.array([e.mean() for e in narrow]) / ones_error
+nh.check_close("one network's error, width 256 / width 1024 (2.0, 1.8, 1.5)", error_growth, [2.0, 1.8, 1.5],
+               atol=0.05)
+wide_errors = [each for each, _ in finite.values()]
+relative_spread = [(n.std(ddof=1) / n.mean()) ** 2 + (w.std(ddof=1) / w.mean()) ** 2
+                   for n, w in zip(narrow, wide_errors)]
+standard_error = error_growth * np.sqrt(np.array(relative_spread) / 8)
+nh.check_that("standard error of each ratio, from the 8 networks' spread (0.2–0.4)",
+              ((0.15 <= standard_error) & (standard_error <= 0.45)).all(),
+              measured=str(np.round(standard_error, 2)), expected="0.15 … 0.45")
+
+# %% [markdown]
+# ### 反向传播是否保持有界？块雅可比矩阵的乘积
+#
+# 取 $\alpha = 1/\sqrt L$ 时核保持有界。梯度呢？对较早的块求梯度时，信号要反向穿过它上面的每一个块，
+# 而反向传播经过第 $l$ 个块时要乘以 $I + \alpha J_l$，其中 $J_l = \partial g_l/\partial x$ 是该分支的雅可比矩阵：
+# 这是 $L$ 个矩阵的乘积。两个问题：这个乘积是否保持有界？它是否接近“每个块各自加上一点小影响”的简单图景，
+# 即一阶公式 $I + \alpha\sum_l J_l$？
+#
+# 对 ReLU 分支，$J_l = \frac{\sigma_w}{\sqrt m} W^{(l)} D_l$，其中 $D_l$ 是在 $x^{(l-1)}$ 处处于打开状态的 ReLU 门组成的对角矩阵。
+# 各 $J_l$ 并不相互独立，因为 $D_l$ 依赖于下面的各个块。成立的是：$W^{(l)}$ 是新抽取的。给定第 $l$ 个块以下的一切，
+# $J_l$ 的均值为零，并且
+# $\mathbb E_{W^{(l)}}\|J_l v\|^2 = \sigma_w^2\|D_l v\|^2 \approx c\,\|v\|^2$，其中均方增益为
+# $c = \sigma_w^2\,\mathbb E[\phi'(u)^2]$（对 ReLU 且 $\sigma_w^2 = 2$ 时 $c = 1$：大约一半的门是打开的；
+# 对 ReLU，$\alpha^2 c = \alpha^2\sigma_w^2/2$ 正是 4.3.2 节的 $\gamma$）。没有任何机制让 $J_l$ 本身变小：
+# 它的算子范数在任何宽度下都是 1 的量级。
+#
+# 让一个方向 $v$ 依次穿过各个块，$v_l = (I + \alpha J_l)\,v_{l-1}$。新抽取的 $W^{(l)}$ 使交叉项的平均为零，于是
+# $\mathbb E\|v_l\|^2 = \mathbb E\|v_{l-1}\|^2 + \alpha^2\sigma_w^2\,\mathbb E\|D_l v_{l-1}\|^2
+# \approx (1 + \alpha^2 c)\,\mathbb E\|v_{l-1}\|^2$：雅可比矩阵**按平方**相加，从而
+#
+# $$\mathbb E\bigl\|\textstyle\prod_l(I + \alpha J_l)\,v\bigr\|^2 \approx (1 + \alpha^2 c)^L\,\|v\|^2 ,$$
+#
+# 它在 $\alpha = 1/\sqrt L$ 时有界（$\to e^c$）。把乘积展开成对所有块子集的求和，就能看出一阶公式保留了什么。
+# 不同子集对应的项互不相关（在宽网络极限下），而含 $k$ 个因子的 $\binom Lk$ 项，每一项的均方都约为 $(\alpha^2 c)^k$。
+# 它们加起来是 $(1+\alpha^2 c)^L$，一阶部分只保留了其中的 $1 + L\alpha^2 c$。一阶以外的全部项的相对大小为
+#
+# $$r = \sqrt{1 - \frac{1 + L\alpha^2 c}{(1+\alpha^2 c)^L}} \;\approx\; \frac{L\alpha^2 c}{\sqrt 2}
+#   \quad\text{当 } L\alpha^2 c \ll 1 .$$
+#
+# 我们用初始化时宽度为 256 的真实 ReLU 残差网络来测量：它们的门来自网络自身的前向传播
+# （`course.jacobian_product` 让 32 个随机方向依次穿过各个块）。
+
+# %%
+block_counts = [2, 4, 8, 16, 32, 64, 128, 256]
+measured = {name: [course.jacobian_product(L, alpha(L), width=256) for L in block_counts]
+            for name, alpha in scalings.items()}
+predicted = {name: [course.beyond_first_order(L, alpha(L)) for L in block_counts]
+             for name, alpha in scalings.items()}
+for name in scalings:
+    print(nh._("{scaling}, L = 256: beyond first order {measured:.3f} of the product (predicted r = {r:.3f})")
+          .format(scaling=name, measured=measured[name][-1].beyond_first_order, r=predicted[name][-1]))
+norms = [course.branch_jacobian_norm(m) for m in (64, 256, 1024)]
+print(nh._("operator norm of one branch Jacobian at widths 64, 256, 1024: {a:.1f}, {b:.1f}, {c:.1f}")
+      .format(a=norms[0], b=norms[1], c=norms[2]))
+gates = course.first_gates_open(256)
+print(nh._("first block of these networks: {fraction:.1%} of the gates open, so its gain c = {gain:.3f}")
+      .format(fraction=gates, gain=2 * gates))
+
+# %%
+fig, ax = plt.subplots()
+for name, color in zip(scalings, PALETTE):
+    ax.loglog(block_counts, [p.beyond_first_order for p in measured[name]], "o", color=color,
+              label=f"{name}: measured")
+    ax.loglog(block_counts, predicted[name], "--", color=color, label=f"{name}: predicted r")
+nh.plotting.width_ticks(ax, block_counts)
+ax.set_xlabel("number of residual blocks L")
+ax.set_ylabel("‖∏(I+αJ) − (I+α∑J)‖ / ‖∏(I+αJ)‖")
+ax.set_title(nh._("Only α = 1/L makes the product first-order; at α = 1/√L half of it lies beyond"))
+ax.legend(ncol=2, fontsize="small")
+plt.show()
+
+# %% [markdown]
+# 测得的点与预测相差几个百分点（最多 8 %）。这是有限宽度的效应。预测用的是宽网络的增益 $c = 1$：恰好一半的门打开。
+# 宽度为 256 时，打开的比例与 $\tfrac12$ 相差几个百分点（这些网络第一个块中有 51.2 % 的门打开，所以那里 $c = 1.023$；
+# $c$ 是打开比例的两倍，所以两者的相对偏差相同，都是 2.3 %），其他块的门和权重也有波动。取 $\alpha = 1$ 时，
+# 乘积的均方按 $2^L$ 增长（在这些网络中与 $2^L$ 相差不到 3 倍），而一阶部分几乎一点也没有保留。
+#
+# 1. **解释一下。** 为什么 $\alpha = 1/\sqrt L$ 的曲线趋于平稳在 0.5 附近，而不是像 $\alpha = 1/L$ 那样下降，
+#    或像 $\alpha = 1$ 那样升到 1？
+#
+# <details><summary>答案</summary>
+#
+# 因为 $L\alpha^2 c = c$ 保持不变。乘积保持有界，$\|\prod\|^2 \approx (1 + 1/L)^L \|v\|^2 \to e\,\|v\|^2$，
+# 但一阶部分只保留了这 $e \approx 2.72$ 中的 $1 + L\alpha^2 = 2$，所以 $r \to \sqrt{1 - 2/e} \approx 0.51$：
+# 在 $L = 256$ 时，测得一阶以外的部分占乘积的 0.523（预测为 0.513）。取 $\alpha = 1/L$ 时 $L\alpha^2 c = 1/L$，
+# 余项按 $1/(\sqrt 2\,L)$ 下降（$L = 256$ 时为 0.003）：一阶公式变得精确。取 $\alpha = 1$ 时，
+# $(1 + c)^L = 2^L$ 远远超过一阶部分保留的 $1 + L$。
+#
+# </details>
+#
+# 2. **先预测，再动手试。** 把分支缩放因子减半：在下一个单元格中设 `alpha = 0.5 / math.sqrt(256)` 并重新运行。
+#    $L = 256$ 时一阶以外的部分约为 0.51、0.25 还是 0.16？
+#
+# <details><summary>答案</summary>
+#
+# 约为 0.16：现在 $L\alpha^2 c = 1/4$，所以 $r = \sqrt{1 - 1.25\,e^{-1/4}} = 0.162$
+# （小 $L\alpha^2 c$ 时的近似式给出 $1/(4\sqrt 2) = 0.177$），网络测得 0.164。把 $\alpha$ 减半使 $L\alpha^2 c$
+# 变为四分之一，一阶以外的部分约缩小到三分之一：只有当 $L\alpha^2 c$ 远小于 1 时，一阶公式才是好的近似。
+#
+# </details>
+
+# %%
+# Try it: change alpha (the branch scale) and re-run this cell: L = 256 blocks of width 256, as above
+alpha = 1 / math.sqrt(256)
+trial = course.jacobian_product(256, alpha, width=256)
+print(nh._("{scaling}, L = 256: beyond first order {measured:.3f} of the product (predicted r = {r:.3f})")
+      .format(scaling=f"α = {alpha:.4g}", measured=trial.beyond_first_order,
+              r=course.beyond_first_order(256, alpha)))
+
+# %% tags=["check"]
+ones = np.ones(len(block_counts))
+beyond = {name: np.array([p.beyond_first_order for p in measured[name]]) for name in scalings}
+growth = {name: np.array([p.growth / (1 + alpha(L) ** 2) ** L for p, L in zip(measured[name], block_counts)])
+          for name, alpha in scalings.items()}
+# at width 256 the open-gate fraction is 1/2 ± 0.03 (binomial), the gain 1 ± 0.06; the text: "at most 8 %"
+nh.check_close("α = 1: part beyond first order / r, L = 2 … 256", beyond["α = 1"] / predicted["α = 1"], ones,
+               rtol=0.085)
+nh.check_close("α = 1/√L: part beyond first order / r, L = 2 … 256",
+               beyond["α = 1/√L"] / predicted["α = 1/√L"], ones, rtol=0.085)
+nh.check_close("α = 1/L: part beyond first order / r, L = 2 … 256", beyond["α = 1/L"] / predicted["α = 1/L"],
+               ones, rtol=0.085)
+nh.check_close("α = 1/√L, L = 256: part beyond first order (0.523)", beyond["α = 1/√L"][-1], 0.523,
+               atol=0.0005)
+nh.check_close("α = 1/√L, L = 256: predicted r (0.513)", predicted["α = 1/√L"][-1], 0.513, atol=0.0005)
+nh.check_close("α = 1/L, L = 256: part beyond first order (0.003)", beyond["α = 1/L"][-1], 0.003, atol=0.0005)
+nh.check_close("r → √(1 − 2/e) for α = 1/√L (0.51)", math.sqrt(1 - 2 / math.e), 0.51, atol=0.005)
+# the product's mean square is about e^c at α = 1/√L: 20 % is three standard deviations of c
+nh.check_close("α = 1/√L: ‖∏(I + αJ)v‖² / (1 + α²)^L, L = 2 … 256", growth["α = 1/√L"], ones, rtol=0.2)
+nh.check_close("α = 1/L: ‖∏(I + αJ)v‖² / (1 + α²)^L, L = 2 … 256", growth["α = 1/L"], ones, rtol=0.2)
+nh.check_that("α = 1: ‖∏(I + αJ)v‖² / 2^L, L = 2 … 256, within a factor of 3 of 1",
+              ((1 / 3 <= growth["α = 1"]) & (growth["α = 1"] <= 3)).all(),
+              measured=str(np.round(growth["α = 1"], 2)), expected="1/3 … 3")
+nh.check_close("open gates at the first block, width 256 (51.2 %)", gates, 0.512, atol=0.0005)
+# the largest singular value of √(2/m) W D with m/2 open gates tends to 1 + √2 (Marchenko–Pastur edge)
+nh.check_close("operator norm of one branch Jacobian at width 1024 (1 + √2 as m → ∞)", norms[-1],
+               1 + math.sqrt(2), rtol=0.05)
+halved = course.jacobian_product(256, 0.5 / 16, width=256)
+nh.check_close("α = 1/(2√L), L = 256: part beyond first order (0.164)", halved.beyond_first_order, 0.164,
+               atol=0.0005)
+nh.check_close("α = 1/(2√L), L = 256: predicted r (0.162)", course.beyond_first_order(256, 0.5 / 16), 0.162,
+               atol=0.0005)
+nh.check_close("small-Lα²c rule at Lα²c = 1/4 (0.177)", 1 / (4 * math.sqrt(2)), 0.177, atol=0.0005)
 
 # %% [markdown]
 # ## 4.3.3 NTK 从哪里来：各块按平方相加
@@ -333,8 +466,8 @@ nh.check_that("one network's error falls from α = 1 to 1/√L to 1/L (L = 4, wi
 # $\partial f/\partial W^{(l)}_{ij} = \frac{\alpha\sigma_w}{\sqrt m}\,\delta_i\,\phi(x^{(l-1)})_j$，其中
 # $\delta = \partial f/\partial x^{(l)}$ 是反向信号。它的平方和为
 # $\alpha^2\sigma_w^2\,\|\delta\|^2\,\|\phi(x^{(l-1)})\|^2/m$：前向因子
-# $\Sigma^{(l-1)}/2 = q_0(1+\gamma)^{l-1}/2$ 乘以反向因子 $\|\delta\|^2 = (1+\gamma)^{L-l}$（即第 $l$ 个块以上各雅可比矩阵的乘积）。
-# 对无偏置的 ReLU，这个乘积对每个块都相同，等于
+# $\Sigma^{(l-1)}/2 = q_0(1+\gamma)^{l-1}/2$ 乘以反向因子 $\|\delta\|^2 = (1+\gamma)^{L-l}$
+# （即第 $l$ 个块以上各雅可比矩阵乘积的均方，见上一节）。对无偏置的 ReLU，这个乘积对每个块都相同，等于
 # $\gamma\,q_0(1+\gamma)^{L-1}$：每个块在 $\Theta(x, x)$ 中所占的份额为
 #
 # $$\frac{\gamma/(1+\gamma)}{2 + L\gamma/(1+\gamma)}$$
@@ -342,10 +475,8 @@ nh.check_that("one network's error falls from α = 1 to 1/√L to 1/L (L = 4, wi
 # 而输入层和读出层各占 $1/(2 + L\gamma/(1+\gamma))$。一个块的份额是
 # $\gamma = \alpha^2\sigma_w^2/2$ 的量级，也就是分支缩放因子的**平方**。
 #
-# **预测：** 在 $L = 16$、$\alpha = 1/\sqrt L = 1/4$ 时，16 个块合起来在 $\Theta(x, x)$ 中占多大份额：
-# $16 \times 1/4$（全部的四倍）、约 $1/3$，还是 $1/16$？
-#
-# 对每个 $L$，我们在 8 个宽度为 256 的有限宽网络中测量每一层的份额（`course.block_shares`：一次反向传播，把梯度平方按层归类）。
+# 对每个 $L$，取 $\alpha = 1/\sqrt L$，我们在 8 个宽度为 256 的有限宽网络中测量每一层的份额
+# （`course.block_shares`：一次反向传播，把梯度平方按层归类）。
 
 # %%
 share_depths = [2, 4, 8, 16, 32, 64]
@@ -354,9 +485,6 @@ shares = {L: [course.block_shares(L, L ** -0.5, inputs[0], width=256, seed=seed)
 closed = {L: course.ntk_shares(L, L ** -0.5) for L in share_depths}
 all_blocks = {L: np.mean([s.blocks.sum() for s in shares[L]]) for L in share_depths}
 one_block = np.array([all_blocks[L] / L for L in share_depths])
-for L in (4, 16):
-    print(nh._("L = {depth}, α = 1/√L: all blocks carry {measured:.3f} of Θ(x, x) (closed form {closed:.3f})")
-          .format(depth=L, measured=all_blocks[L], closed=closed[L].blocks))
 
 # %%
 fig, ax = plt.subplots()
@@ -372,15 +500,7 @@ ax.legend()
 plt.show()
 
 # %% [markdown]
-# <details><summary>答案</summary>
-#
-# 约三分之一：闭式结果为 0.320（$\gamma = 1/16$，每个块为 $\frac{1/17}{2 + 16/17} = 0.020$），有限宽网络测得 0.328。
-# 每个块的份额是 $\alpha^2 = 1/L$ 的量级，所以 $L$ 个块合起来是
-# $O(1)$。把 $L$ 个大小为 $\alpha = 1/\sqrt L$ 的幅度相加会得到 $\sqrt L$；而 NTK 加的是平方。
-#
-# </details>
-#
-# $\Theta$ 的其余部分从哪里来？闭式结果把它分给输入层、全部块和读出层；图中的点是有限宽网络中输入层加上全部块的份额。
+# $\Theta$ 的其余部分从哪里来？闭式把它分给输入层、全部块合起来以及读出层；圆点是有限宽网络中输入层与各块的份额之和。
 
 # %%
 bar_depths = [1, 4, 16, 64, 256]
@@ -405,9 +525,38 @@ ax.legend(fontsize="small", loc="center left", bbox_to_anchor=(1.0, 0.5))
 plt.show()
 
 # %% [markdown]
-# 取 $\alpha = 1/\sqrt L$ 而让 $L$ 增大时，$L\gamma/(1+\gamma) \to 1$，三部分各趋于 $1/3$：这正是 4.3.2 节中的极限
-# $3e\,q_0 = e\,q_0 + e\,q_0 + e\,q_0$。取 $\alpha = 1$ 时，每个块的份额为
-# $1/(L + 4)$，所以全部块几乎拿走了按 $2^L$ 增长的 $\Theta$ 的全部。
+# 1. **解释一下。** 为什么这三部分最终各占三分之一？这与 4.3.2 节的极限 $3e\,q_0$ 有什么关系？
+#
+# <details><summary>答案</summary>
+#
+# 取 $\alpha = 1/\sqrt L$ 时 $L\gamma/(1+\gamma) \to 1$，所以分母 $2 + L\gamma/(1+\gamma)$ 趋于 3，
+# 输入层、全部块合起来以及读出层各得 $1/3$。按绝对大小来看，每一部分都趋于 $e\,q_0$：输入层和读出层各占
+# $q_0(1+\gamma)^L \to e\,q_0$，全部块合起来占 $L\gamma\,q_0(1+\gamma)^{L-1} \to e\,q_0$，
+# 而 $3e\,q_0 = e\,q_0 + e\,q_0 + e\,q_0$。
+#
+# </details>
+#
+# 2. **先预测，再动手试。** 下一个单元格打印 $\alpha = 1/\sqrt L$ 时 $L = 4$ 和 $16$ 的全部块的份额。
+#    设 `alpha_of = lambda L: 1.0` 并重新运行：取 $\alpha = 1$ 时，16 个块会占全部 $\Theta$ 的 16 倍吗？
+#    它们占多大份额？
+#
+# <details><summary>答案</summary>
+#
+# 不会：份额是 $\Theta$ 的一个比例，不可能超过 1。取 $\alpha = 1$ 时 $\gamma = 1$，每个块占
+# $\frac{1/2}{2 + L/2} = \frac{1}{L + 4}$，所以全部块合起来占 $L/(L + 4)$：$L = 4$ 时为 0.50，$L = 16$ 时为 0.80
+# （有限宽网络测得 0.501 和 0.800）。这些块占去了一个按 $2^L$ 增长的 $\Theta$ 的几乎全部。
+#
+# </details>
+
+# %%
+# Try it: change alpha_of (the branch scale as a function of L) and re-run this cell
+alpha_of = lambda L: L ** -0.5                      # α = 1/√L
+for L in (4, 16):
+    runs = [course.block_shares(L, alpha_of(L), inputs[0], width=256, seed=seed) for seed in range(8)]
+    print(nh._("L = {depth}, α = {alpha:.3g}: all blocks carry {measured:.3f} of Θ(x, x), mean of 8 networks "
+               "(closed form {closed:.3f})").format(depth=L, alpha=alpha_of(L),
+                                                     measured=np.mean([r.blocks.sum() for r in runs]),
+                                                     closed=course.ntk_shares(L, alpha_of(L)).blocks))
 
 # %% tags=["check"]
 # one network's block total scatters by about 8 % at width 256 (16 seeds), the mean of 8 by about 3 %; 10 % is
@@ -425,14 +574,24 @@ nh.check_close("L = 16: every block carries the same share (mean of 8 networks)"
                np.mean([s.blocks for s in shares[16]], axis=0), np.full(16, closed[16].block), rtol=0.2)
 nh.check_close("α = 1/√L, L = 16: input layer + blocks, mean of 8 networks", top[1],
                closed[16].input + closed[16].blocks, rtol=0.1)
+limit = course.ntk_shares(10 ** 6, 1e-3)                     # α = 1/√L at L = 10⁶
+nh.check_close("α = 1/√L: input layer, all blocks and readout carry 1/3 each as L → ∞",
+               [limit.input, limit.blocks, limit.readout], [1 / 3, 1 / 3, 1 / 3], rtol=1e-5)
+# the try-it at α = 1: closed form L/(L + 4), the same 8 networks as the cell prints
+nh.check_close("α = 1: all blocks' share at L = 4 and 16 (closed form 0.50, 0.80)",
+               [course.ntk_shares(L, 1.0).blocks for L in (4, 16)], [0.5, 0.8], rtol=1e-12)
+at_alpha_one = [np.mean([course.block_shares(L, 1.0, inputs[0], width=256, seed=seed).blocks.sum()
+                         for seed in range(8)]) for L in (4, 16)]
+nh.check_close("α = 1: all blocks' share at L = 4 and 16, mean of 8 networks (0.501, 0.800)", at_alpha_one,
+               [0.501, 0.800], atol=0.0005)
 
 # %% [markdown]
 # ## 动手探索
 #
 # 交互探索画出归一化 NTK $\Theta(x, x')/\Theta(x, x)$ 随两个输入之间夹角的变化：深度为 $L$ 时（深色）、
-# 只有一个块时（淡色；在 $L = 1$ 时每种缩放都有 $\alpha = 1$），以及线性核
-# $\cos\theta$（点线）。图的标题用一句话说明深度对核做了什么；标题下方的一行给出
-# $\Theta(x, x)$ 以及 3°、90° 和 180° 处的值。这里只提供核有闭式表达式的激活函数（ReLU、erf、GELU），
+# 深度减半时（虚线）、只有一个块时（淡色；在 $L = 1$ 时每种缩放都有 $\alpha = 1$），以及线性核
+# $\cos\theta$（点线）。图的标题用一句话说明深度对核做了什么（如果给出变化量，那是从 $L/2$ 个块到 $L$ 个块的变化）；
+# 标题下方的一行给出 $\Theta(x, x)$ 以及 3°、90° 和 180° 处的值。这里只提供核有闭式表达式的激活函数（ReLU、erf、GELU），
 # 所以即使有 200 个块，重新作图也很快。
 
 # %% tags=["nbval-ignore-output"]
@@ -447,7 +606,7 @@ nh.widgets.live_figure(course.draw_normalized_ntk, depth=nh.widgets.depth_slider
 #
 # <details><summary>答案</summary>
 #
-# 几乎一样。从 $L = 50$ 起，标题显示深度加倍最多只让核改变 0.005；
+# 几乎一样。在 $L = 50$ 时，标题显示从 25 个块到 50 个块最多只让核改变 0.005；
 # 90° 处的值只从 0.186（$L = 16$）变到 0.191（$L = 200$）。取 $\alpha = 1/\sqrt L$ 时，核收敛到一个与深度无关的极限。
 #
 # </details>
@@ -462,18 +621,58 @@ nh.widgets.live_figure(course.draw_normalized_ntk, depth=nh.widgets.depth_slider
 #
 # </details>
 #
-# 3. 现在取 $\alpha = 1$ 和 erf。在多深时，只相差 3° 的两个输入就变得几乎不相关？为什么有界的激活函数会比 ReLU 更快地让相邻输入去相关？
-#    为什么 180° 处的值总是 −1？
+# 3. 换成 erf。先别看：在任何深度和缩放下，90° 和 180° 处的归一化 NTK 会是多少？
+#    （erf 是奇函数，$\operatorname{erf}(-u) = -\operatorname{erf}(u)$，而这些网络没有偏置。）
+#    然后选 $\alpha = 1$，把深度从 16 调到 50：只相差 3° 的两个输入会怎样？
 #
 # <details><summary>答案</summary>
 #
-# 在 $L = 16$（3° 处为 0.733）与 $L = 50$（0.031）之间；$L = 100$ 时为 0.000。取 $\alpha = 1$ 时，$\Sigma$ 每个块最多增加
-# $\sigma_w^2$（线性增长，因为 $\operatorname{erf}^2 \le 1$），于是预激活值变得很大，$\operatorname{erf}'$ 成为 0 处的一个窄尖峰。
-# 这时 $\mathbb E[\phi'(u)\phi'(v)]$ 在 $x' = \pm x$ 处远大于其他任何 $x'$ 处，每个块的因子 $1 + \alpha^2\sigma_w^2\,\mathbb E[\phi'\phi']$
-# 都偏向对角线，经过许多块之后，对角线元素就远远超过其他所有元素（第 06 课展示了单层的这个尖峰）。
-# 180° 处的值为 −1，是因为无偏置的 erf 网络是奇函数：$f(-x) = -f(x)$。
+# 在任何设置下，90° 处都是 0.000，180° 处都是 −1.000。在 180° 处 $x' = -x$：由奇函数构成、没有偏置的网络本身是奇函数，
+# $f(-x) = -f(x)$，它对参数的梯度也是奇的，因此 $\Theta(x, -x) = -\Theta(x, x)$。在 90° 处，输入层的两个预激活是
+# 互不相关的高斯变量，因而相互独立，
+# $\mathbb E[\operatorname{erf}(u)\operatorname{erf}(v)] = \mathbb E[\operatorname{erf}(u)]\,
+# \mathbb E[\operatorname{erf}(v)] = 0$；所以 90° 处的 $\Sigma$ 一个块接一个块地保持为 0，$\Theta$ 也一样，
+# 因为它从 $\Sigma^{(0)} = 0$ 开始，之后只加上 $\Theta^{(l-1)}$ 和 $\mathbb E[\phi\phi]$ 的倍数。
+# （ReLU 不是奇函数，且 $\mathbb E[\operatorname{relu}(u)] > 0$：所以它在 90° 处的值为正。）
+#
+# 取 $\alpha = 1$ 时，3° 处的值从 $L = 16$ 时的 0.733 降到 $L = 50$ 时的 0.031：连很近的相邻输入也变得几乎不相关。
+# $\Sigma$ 每个块最多增加 $\sigma_w^2 = 2$（因为 $\operatorname{erf}^2 \le 1$），所以预激活变得很大，
+# 而 $\operatorname{erf}'(u) = \frac{2}{\sqrt\pi}e^{-u^2}$ 始终是一个宽度约为 1 的峰。于是 $\mathbb E[\phi'(u)\phi'(v)]$
+# 在 $u = \pm v$（即 $x' = \pm x$）时远大于其他任何 $x'$ 处，每个块的因子 $1 + \alpha^2\sigma_w^2\,\mathbb E[\phi'\phi']$
+# 都偏向对角线，经过许多块之后，对角线元素就远远超过其他所有元素。
 #
 # </details>
+
+# %% tags=["check"]
+def explorer(depth, scaling, activation, degrees):
+    """The normalized NTK the explorer's line prints at that setting and angle (3°, 90° or 180°)."""
+    index = {3: course.AT_3, 90: course.AT_90, 180: course.AT_180}[degrees]
+    return float(course.normalized_ntk(depth, scaling, activation)[1][index])
+
+
+nh.check_close("α = 1/√L, ReLU: normalized NTK at 90°, L = 16 and 200 (0.186, 0.191)",
+               [explorer(16, "α = 1/√L", "relu", 90), explorer(200, "α = 1/√L", "relu", 90)], [0.186, 0.191],
+               atol=0.0005)
+half_change = float((course.normalized_ntk(50, "α = 1/√L", "relu")[1]
+                     - course.normalized_ntk(25, "α = 1/√L", "relu")[1]).abs().max())
+nh.check_between("α = 1/√L, ReLU: largest change of the kernel from 25 to 50 blocks (0.005)", half_change,
+                 0.0045, 0.0055)
+nh.check_that("α = 1/√L, ReLU, L = 50: the title says the kernel has settled",
+              "0.005" in course.describe(50, "α = 1/√L", "relu"),
+              measured=course.describe(50, "α = 1/√L", "relu"), expected="… 0.005 …")
+nh.check_close("α = 1, ReLU: normalized NTK at 3°, L = 16, 100, 200 (0.940, 0.720, 0.582)",
+               [explorer(L, "α = 1", "relu", 3) for L in (16, 100, 200)], [0.940, 0.720, 0.582], atol=0.0005)
+nh.check_close("α = 1, ReLU, L = 200: normalized NTK at 90° and 180° (about 0.27)",
+               [explorer(200, "α = 1", "relu", 90), explorer(200, "α = 1", "relu", 180)], [0.27, 0.27],
+               atol=0.006)
+nh.check_that("α = 1, ReLU: the title says depth still reshapes the kernel at L = 16, 50, 100, 200",
+              all("still reshape" in course.describe(L, "α = 1", "relu") for L in (16, 50, 100, 200)))
+erf_ends = [explorer(L, s, "erf", a) for s in scalings for L in (1, 16, 50, 200) for a in (90, 180)]
+nh.check_close("erf: normalized NTK at 90° and 180° (0 and −1), 3 scalings × 4 depths", erf_ends,
+               [0.0, -1.0] * 12, atol=1e-6)
+nh.check_close("α = 1, erf: normalized NTK at 3°, L = 16 and 50 (0.733, 0.031)",
+               [explorer(16, "α = 1", "erf", 3), explorer(50, "α = 1", "erf", 3)], [0.733, 0.031],
+               atol=0.0005)
 
 # %% [markdown]
 # ## 检验你的理解
@@ -537,17 +736,27 @@ nh.widgets.live_figure(course.draw_normalized_ntk, depth=nh.widgets.depth_slider
 #
 # </details>
 
+# %% tags=["check"]
+nh.check_close("question 2: Θ(x, x) at α = 1/2, L = 4, q₀ = 2 (13.67)", course.closed_form_ntk(4, 0.5, 2.0),
+               13.67, atol=0.005)
+nh.check_close("question 2: the recursion agrees", float(nh.resnet(4, alpha=0.5).kernel(x).ntk[0, 0]),
+               course.closed_form_ntk(4, 0.5, 2.0), rtol=1e-10)
+faded = course.normalized_ntk(200, "α = 1/L", "relu")[1]
+nh.check_close("question 5: α = 1/L, L = 200, ReLU: largest gap to cos θ (below 0.01)",
+               float((faded - course.ANGLES.cos()).abs().max()), 0.0, atol=0.01)
+
 # %% [markdown]
 # ## 小结
 #
 # - 残差块通过跳连把核传下去，再加上 $\alpha^2$ 乘以分支的映射；对 ReLU，
 #   每个块把尺度乘以 $1 + \gamma$，$\gamma = \alpha^2\sigma_w^2/2$。
+# - $\alpha = 1$：$\Theta$ 按 $2^L$ 增长，核像 MLP 的一样退化。$\alpha = 1/\sqrt L$：$\Theta$ 趋于
+#   $e^{\sigma_w^2/2}(2 + \sigma_w^2/2)\,q_0$（$\sigma_w^2 = 2$ 时为 $3e\,q_0$），核与深度无关。
+#   $\alpha = 1/L$：各分支的作用逐渐消失，$\Theta \to 2q_0$。
+# - 有限宽残差网络与递归公式吻合：8 个宽度为 1024 的网络的平均值与它相差 1.9–4.9 %。
 # - 块雅可比矩阵是 1 的量级；新抽取的权重使它们按平方相加，所以
 #   $\prod_l(I + \alpha J_l)$ 在 $\alpha = 1/\sqrt L$ 时保持有界，但只有 $L\alpha^2 \ll 1$ 才能使它成为一阶形式（$I + \alpha\sum_l J_l$）。
-# - $\alpha = 1$：$\Theta$ 按 $2^L$ 增长，核像 MLP 的一样退化。$\alpha = 1/\sqrt L$：
-#   $\Theta \to 3e\,q_0$，核与深度无关。$\alpha = 1/L$：各分支的作用逐渐消失，$\Theta \to 2q_0$。
 # - 每个块在 $\Theta(x, x)$ 中的份额都相同，为 $\alpha^2$ 的量级：全部块合起来是 $O(1)$。
-# - 有限宽残差网络与递归公式吻合：8 个宽度为 1024 的网络的平均值误差在 2–5 % 以内。
 
 # %% [markdown]
 # ## 写给教材第 4 章的读者
@@ -572,9 +781,10 @@ nh.widgets.live_figure(course.draw_normalized_ntk, depth=nh.widgets.depth_slider
 # **教材原文：** ResNet 的 NTK 在各块之间*线性*累积（「线性累积性」），
 # 「即使网络非常深，其核也不会退化」，其有效深度按 $L$ 增长。
 #
-# **正确的说法：** 每个块都把前向方差和反向信号乘以 $1 + \gamma$，因此取
-# $\alpha = 1$（且 $\sigma_w^2 = 2$）时 NTK 按 $2^L$ 增长，即指数增长，归一化的核也像 MLP 的一样退化。
-# 取 $\alpha = 1/\sqrt L$ 时它趋于 $3e\,q_0$；取 $\alpha = 1/L$ 时趋于 $2q_0$。
+# **正确的说法：** 每个块都把前向方差和反向信号乘以 $1 + \gamma$，因此对 ReLU 取
+# $\alpha = 1$、$\sigma_w^2 = 2$ 时 NTK 按 $2^L$ 增长，即指数增长，归一化的核也像 MLP 的一样退化。
+# 取 $\alpha = 1/\sqrt L$ 时，它在 $\sigma_w^2 = 2$ 下趋于 $3e\,q_0$（一般情形为 $e^{\sigma_w^2/2}(2 + \sigma_w^2/2)\,q_0$）；
+# 取 $\alpha = 1/L$ 时趋于 $2q_0$。
 # [勘误 A15](../../ERRATA.zh.md#a15)
 #
 # </details>

@@ -9,6 +9,8 @@ similarity), so that the lesson's cells stay a few readable lines.
 - :func:`span_formula`, :func:`influence_summary`, :func:`receptive_field_sentences`,
   :func:`show_receptive_field`: the receptive-field explorer (section 4.2.3);
 - :func:`ntk_spread`: how much one finite network's NTK varies over random initializations (section 4.2.2);
+- :func:`split_accuracies`, :func:`accuracy_bars`: kernel regression's accuracy on random splits of a pool of
+  inputs, drawn as bars with a dot per split (section 4.2.2, two tasks);
 - :func:`normalized`, :func:`paired_cosines`, :func:`feature_cosines`, :func:`mean_paired_feature_cosine`:
   kernels with the scale divided out, exact or measured on finite networks (max vs average pooling).
 
@@ -18,6 +20,7 @@ Printed text and labels go through :func:`~ntk_helpers.course.messages.gettext`,
 from __future__ import annotations
 
 import math
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -206,28 +209,70 @@ def receptive_field_sentences(influence: Influence, *, depth: int, dilation: int
 
 def show_receptive_field(sensitivity: torch.Tensor, paths: torch.Tensor, *, depth: int, dilation: int,
                          stride: int) -> Influence:
-    """The explorer's picture: log10 |d f_p / d x_q| relative to the largest entry, blank where it is exactly
-    zero, with a title that says what to see; then its sentences. Returns the summary."""
+    """The explorer's picture, then its sentences; returns the summary.
+
+    Top: log10 |d f_p / d x_q| relative to the largest entry, blank where it is exactly zero, the middle
+    unit's row marked, with a title that says what to see. Bottom: that row on its own, each curve relative
+    to its largest value: the network's |d f_p / d x_q| (dots) and the root-mean-square over random
+    networks, sqrt(2 N_pq / 3^L) for ReLU with sigma_w^2 = 2 (line; N_pq = ``paths``, the weight-path
+    counts)."""
     import matplotlib.pyplot as plt
 
-    from .plotting import heatmap
+    from .plotting import PALETTE, heatmap
 
     s = sensitivity.abs()
     influence = influence_summary(s, paths)
+    unit = influence.unit
     shown = (s / s.max()).log10().where(s > 0, torch.nan)                    # exactly 0: left blank
-    fig, ax = plt.subplots(figsize=(7.5, 3.8))
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(7.5, 6.0), height_ratios=[1.5, 1], sharex=True,
+                                      layout="constrained")
     title = _("Unit {unit} feels {count} of {n_in} pixels; blank: no influence at all").format(
-        unit=influence.unit, count=influence.count, n_in=influence.n_in)
-    heatmap(ax, shown, title=title, xlabel="input pixel q", ylabel="output unit p", vmin=-4, vmax=0,
-            colorbar_label="log₁₀ |∂f_p/∂x_q| (0 = largest)")
-    ax.set_aspect("auto")
-    ax.set_yticks(range(0, influence.n_out, max(1, influence.n_out // 8)))
+        unit=unit, count=influence.count, n_in=influence.n_in)
+    heatmap(top, shown, title=title, xlabel=None, ylabel="output unit p", vmin=-4, vmax=0, colorbar=False)
+    image = top.images[0]
+    fig.colorbar(image, ax=[top, bottom], shrink=0.6, label="log₁₀ |∂f_p/∂x_q| (0 = largest)")
+    top.set_aspect("auto")
+    ticks = sorted(set(range(0, influence.n_out, max(1, influence.n_out // 8))) | {unit})
+    top.set_yticks(ticks)
+    marker = PALETTE[1]
+    for edge in (unit - 0.5, unit + 0.5):                                    # frame the row shown below
+        top.axhline(edge, color=marker, lw=1.0)
+    for label in top.get_yticklabels():
+        if label.get_text() == str(unit):
+            label.set_color(marker)
+            label.set_fontweight("bold")
+
+    row, count = s[unit], paths[unit].to(s.dtype)
+    inside = row > 0
+    q = torch.arange(len(row))
+    bottom.plot(q[inside], (row[inside] / row.max()).log10(), "o", ms=4, color=marker,
+                label=_("this network"))
+    reached = count > 0
+    bottom.plot(q[reached], 0.5 * (count[reached] / count.max()).log10(), "-", color="0.3",
+                label=_("root-mean-square over random networks"))
+    bottom.set_ylim(-4.2, 0.3)
+    bottom.set_xlabel("input pixel q")               # older labels: zh_labels translates them
+    bottom.set_ylabel(_("unit {unit}: log₁₀ of\n|∂f_p/∂x_q| / largest").format(unit=unit))
+    bottom.legend(loc="lower right", fontsize=8)
     for line in receptive_field_sentences(influence, depth=depth, dilation=dilation, stride=stride):
         print(line)
     return influence
 
 
 # --------------------------------------------------------------------- finite networks: spread (4.2.2)
+
+@contextmanager
+def _one_thread():
+    """Run torch on one thread: the lesson's finite networks are small (a few channels, one image at a time),
+    so splitting each convolution over threads only adds overhead, and on a busy machine (other processes on
+    every core) waiting threads slow it down many times over. The caller's setting is restored."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
+
 
 @dataclass(frozen=True)
 class Spread:
@@ -250,8 +295,65 @@ def ntk_spread(architecture: Layer, x: torch.Tensor, *, width: int, seeds: int,
     infinite = float(architecture.kernel(x).ntk[0, 0])
     shape = tuple(x.shape[1:])
     networks = (architecture.network(shape, width=width, seed=first_seed + s) for s in range(seeds))
-    values = np.array([float(empirical_ntk(model, x)[0, 0]) for model in networks])
+    with _one_thread():                                        # one backward pass per seed: Θ(x, x) = |∇f|²
+        values = np.array([float(empirical_ntk(model, x, method="naive")[0, 0]) for model in networks])
     return Spread(float(values.std(ddof=1) / abs(infinite)), float(values.mean() / infinite), seeds)
+
+
+# ----------------------------------------------------------------- two tasks: accuracy over splits (4.2.2)
+
+def split_accuracies(kernel: torch.Tensor, targets: torch.Tensor, labels: torch.Tensor, *, n_train: int,
+                     splits: int, seed: int = 0) -> np.ndarray:
+    """Test accuracy of kernel regression, K(test, train) K(train, train)^-1 y, on ``splits`` random splits of
+    a pool of inputs: ``kernel`` is the (n, n) Gram matrix of the whole pool, ``n_train`` inputs of each split
+    train, the rest test. Two classes (``targets`` of shape (n,), ``labels`` = +-1) are read by the sign of
+    the prediction, more (one-hot ``targets`` (n, k)) by its argmax. Split s is the permutation with seed
+    ``seed + s``. Returns the accuracies, shape (splits,)."""
+    from ..theory.regression import kernel_regression
+
+    n = kernel.shape[0]
+    if kernel.shape != (n, n) or targets.shape[0] != n or labels.shape[0] != n:
+        raise ValueError(f"split_accuracies needs an (n, n) kernel and n targets and labels, got kernel "
+                         f"{tuple(kernel.shape)}, targets {tuple(targets.shape)}, "
+                         f"labels {tuple(labels.shape)}")
+    n_train = check_int("n_train", n_train, minimum=1)
+    if n_train >= n:
+        raise ValueError(f"n_train must leave test inputs: it is {n_train} of a pool of {n}")
+    splits = check_int("splits", splits, minimum=1)
+    accuracies = []
+    for s in range(splits):
+        order = torch.randperm(n, generator=torch.Generator().manual_seed(seed + s))
+        train, test = order[:n_train], order[n_train:]
+        prediction = kernel_regression(kernel[train][:, train], kernel[test][:, train], targets[train])
+        guess = prediction.sign() if prediction.ndim == 1 else prediction.argmax(1)
+        accuracies.append(float((guess == labels[test]).double().mean()))
+    return np.array(accuracies)
+
+
+def accuracy_bars(accuracies: dict, *, title: str, chance: float):
+    """One bar per kernel, the mean accuracy over the splits (its value written on it), and a dot for each
+    split; a dotted line at chance. Returns the figure."""
+    import matplotlib.pyplot as plt
+
+    from .plotting import PALETTE
+
+    fig, ax = plt.subplots(figsize=(6.5, 3.8))
+    names = list(accuracies)
+    means = [float(np.mean(accuracies[name])) for name in names]
+    bars = ax.bar(names, means, color=PALETTE[:len(names)], alpha=0.75)
+    ax.bar_label(bars, fmt="%.3f", label_type="center", color="white", fontweight="bold")
+    for index, name in enumerate(names):
+        values = np.asarray(accuracies[name], dtype=float)
+        ax.plot(np.full(len(values), index) + np.linspace(-0.15, 0.15, len(values)), values, "o", ms=4,
+                color="k", label=_("one split") if index == 0 else None)
+    ax.axhline(chance, color="k", ls=":", lw=1, label=f"chance ({chance:g})")
+    ax.set_ylim(0, 1.25)                                       # room for the legend above the bars
+    ax.set_yticks(np.linspace(0, 1, 6))
+    ax.set_xlabel("kernel (infinite width)")           # older labels: zh_labels translates them
+    ax.set_ylabel("test accuracy")
+    ax.set_title(title)
+    ax.legend(loc="upper left", fontsize=9, ncol=2)
+    return fig
 
 
 # ----------------------------------------------------------------- scale divided out: max vs average pooling
@@ -288,7 +390,7 @@ def feature_cosines(architecture: Layer, x1: torch.Tensor, x2: torch.Tensor | No
     cosines = []
     for s in range(n_networks):
         model = architecture.network(shape, width=width, seed=seed + s)
-        with torch.no_grad():
+        with torch.no_grad(), _one_thread():
             h1 = model(x1).flatten(1)
             h2 = h1 if x2 is None else model(x2).flatten(1)
         cosines.append(h1 @ h2.T / (h1.norm(dim=1)[:, None] * h2.norm(dim=1)[None, :]))
@@ -309,7 +411,7 @@ def mean_paired_feature_cosine(architecture: Layer, x1: torch.Tensor, x2: torch.
     means = []
     for s in range(n_networks):
         model = architecture.network(shape, width=width, seed=seed + s)
-        with torch.no_grad():
+        with torch.no_grad(), _one_thread():
             h1, h2 = model(x1).flatten(1), model(x2).flatten(1)
         means.append(float(((h1 * h2).sum(1) / (h1.norm(dim=1) * h2.norm(dim=1))).mean()))
     values = np.array(means)
@@ -318,4 +420,5 @@ def mean_paired_feature_cosine(architecture: Layer, x1: torch.Tensor, x2: torch.
 
 __all__ = ["TAPS", "shared_offset_cells", "draw_shared_offsets", "pixel_pair_panels", "span_formula",
            "Influence", "influence_summary", "receptive_field_sentences", "show_receptive_field", "Spread",
-           "ntk_spread", "normalized", "paired_cosines", "feature_cosines", "mean_paired_feature_cosine"]
+           "ntk_spread", "split_accuracies", "accuracy_bars", "normalized", "paired_cosines",
+           "feature_cosines", "mean_paired_feature_cosine"]

@@ -10,7 +10,7 @@ Theta(x, x') = grad f(x) . grad f(x') (Jacot et al. 2018). This module measures 
 - :func:`gradient_path`: the output at one input along the straight line theta_0 + s g / |g|^2, g the gradient
   there; the linear model predicts exactly s (the idea picture);
 - :func:`one_step`: one gradient step on one input x_i, the actual change of f on every input against the
-  kernel's prediction -lr Theta(x, x_i) r_i;
+  kernel's prediction -lr Theta(x, x_i) r_i, and their relative distance (2-norms over the inputs);
 - :func:`lazy_run` and :func:`lazy_sweep`: train the network until it has changed its function by a prescribed
   amount, and measure how far the weights and the kernel moved, for growing widths;
 - :func:`training_picture`: a network's function over training time next to its linearization's, and the end
@@ -95,8 +95,9 @@ class OneStep:
 
     @property
     def gap(self) -> float:
-        """Largest distance between the actual and the predicted change, relative to the largest predicted one."""
-        return float(np.abs(self.actual - self.predicted).max() / np.abs(self.predicted).max())
+        """How far the actual change is from the kernel's prediction: ``|actual - predicted| / |predicted|``, 2-norms
+        over the inputs (the relative distance lesson 00 uses for the same picture)."""
+        return float(np.linalg.norm(self.actual - self.predicted) / np.linalg.norm(self.predicted))
 
 
 def one_step(model: nn.Module, x, index: int, *, lr: float = 1.0, change: float = 1.0) -> OneStep:
@@ -123,10 +124,25 @@ def one_step(model: nn.Module, x, index: int, *, lr: float = 1.0, change: float 
     return OneStep((after - before).numpy(), (-lr * residual * column).numpy(), lr, residual, index)
 
 
+def percent(value: float) -> str:
+    """``value`` as a percentage with two significant digits ("17 %", "2.0 %", "0.31 %", "0.057 %"): the titles
+    show small gaps as they are, not rounded to "0.1 %"."""
+    value = 100 * float(value)
+    if not math.isfinite(value):
+        return f"{value} %"
+    if value == 0:
+        return "0 %"
+    decimals = max(0, 1 - math.floor(math.log10(abs(value))))
+    rounded = round(value, decimals)
+    if rounded != 0 and math.floor(math.log10(abs(rounded))) > math.floor(math.log10(abs(value))):
+        decimals = max(0, decimals - 1)                  # 9.96 rounds up to 10: keep two digits, "10 %"
+    return f"{value:.{decimals}f} %"
+
+
 def one_step_title(step: OneStep, width: int) -> str:
-    """The explorer's title: the width and how far the kernel's prediction is off."""
-    return _("width {width}: the kernel's prediction is off by {gap:.1%} of the change").format(
-        width=width, gap=step.gap)
+    """The explorer's title: the width and how far the kernel's prediction is off (:func:`percent`)."""
+    return _("width {width}: the kernel's prediction is off by {gap} of the change").format(
+        width=width, gap=percent(step.gap))
 
 
 def _descend(net: nn.Module, x: torch.Tensor, y: torch.Tensor, *, lr: float, steps: int, x_eval=None,
@@ -256,5 +272,5 @@ def kernel_error_title(activation: str, depth: int, error: float) -> str:
         activation=activation, depth=depth, error=error)
 
 
-__all__ = ["gradient_path", "OneStep", "one_step", "one_step_title", "LazyRun", "lazy_run", "LazySweep",
+__all__ = ["gradient_path", "OneStep", "one_step", "percent", "one_step_title", "LazyRun", "lazy_run", "LazySweep",
            "lazy_sweep", "TrainingPicture", "training_picture", "kernel_error_title"]

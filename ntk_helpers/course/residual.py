@@ -12,9 +12,9 @@ q0 (1 + gamma)^L, one part gamma q0 (1 + gamma)^(L-1) for *every* block, and the
 - :data:`SCALINGS`: the three branch scales alpha(L) = 1, 1/sqrt(L), 1/L of the lesson;
 - :func:`closed_form_ntk`, :func:`ntk_shares`, :func:`beyond_first_order`: the formulas above, and the relative
   size of what lies beyond the first-order term I + alpha sum_l J_l in the product of block Jacobians;
-- :func:`blocks_applied`, :func:`jacobian_product`, :func:`branch_jacobian`: the block Jacobians
-  J_l = sqrt(2/m) W_l D_l of a *real* residual network (the gates D_l come from its own forward pass, so the J_l
-  are not independent; each W_l is fresh, which is what the lesson's argument needs);
+- :func:`blocks_applied`, :func:`jacobian_product`, :func:`branch_jacobian`, :func:`first_gates_open`: the block
+  Jacobians J_l = sqrt(2/m) W_l D_l of a *real* residual network (the gates D_l come from its own forward pass, so
+  the J_l are not independent; each W_l is fresh, which is what the lesson's argument needs);
 - :func:`block_shares`: each layer's share of Theta(x, x) in a finite network (one gradient);
 - :func:`induction_diagram`: the picture of one block of the kernel recursion;
 - :func:`normalized_ntk`, :func:`describe`, :func:`draw_normalized_ntk`: the explorer.
@@ -188,6 +188,16 @@ def branch_jacobian(width: int, *, d: int = 6, seed: int = 0) -> torch.Tensor:
     return math.sqrt(SIGMA_W2 / width) * W * (h0 > 0)
 
 
+def first_gates_open(width: int, *, d: int = 6, seed: int = 0) -> float:
+    """The fraction of the first block's ReLU gates that are open (h0 > 0) in the network that
+    :func:`jacobian_product` and :func:`branch_jacobian` draw with the same ``width``, ``d`` and ``seed``; the
+    first block's mean-square gain is c = 2 x this fraction (sigma_w^2 = 2), 1 in the wide limit."""
+    width = check_int("width", width, minimum=2)
+    generator = torch.Generator().manual_seed(check_int("seed", seed, minimum=0))
+    h0 = _first_hidden(generator, width, check_int("d", d, minimum=1))
+    return float((h0 > 0).to(torch.float64).mean())
+
+
 def branch_jacobian_norm(width: int, *, d: int = 6, seed: int = 0) -> float:
     """The operator norm (largest singular value) of :func:`branch_jacobian`; it tends to 1 + sqrt(2) as the
     width grows (m/2 open gates: the edge of the Marchenko-Pastur law of an m x m/2 Gaussian matrix)."""
@@ -348,14 +358,15 @@ def describe(depth: int, scaling: str, activation: str) -> str:
 
 
 def draw_normalized_ntk(depth: int, scaling: str, activation: str) -> None:
-    """The explorer: the normalized NTK against the angle between the inputs at ``depth`` blocks, and (faint)
-    for one block; a title from :func:`describe` and one line of numbers. Says so instead of drawing when a
-    kernel leaves the float64 range."""
+    """The explorer: the normalized NTK against the angle between the inputs at ``depth`` blocks, at
+    ``depth // 2`` blocks (dashed: the title compares the two) and (faint) for one block; a title from
+    :func:`describe` and one line of numbers. Says so instead of drawing when a kernel leaves the float64 range."""
     import matplotlib.pyplot as plt
 
     from .plotting import PALETTE
 
-    curves = {L: normalized_ntk(L, scaling, activation) for L in sorted({1, depth})}
+    half = max(1, depth // 2)
+    curves = {L: normalized_ntk(L, scaling, activation) for L in sorted({1, half, depth})}
     if any(curve is None for curve in curves.values()):
         print(_("Nothing drawn: at L = {depth} the kernel leaves the float64 range; choose fewer blocks or a "
                 "smaller α.").format(depth=depth))
@@ -364,6 +375,8 @@ def draw_normalized_ntk(depth: int, scaling: str, activation: str) -> None:
     degrees = torch.rad2deg(ANGLES)
     if depth > 1:
         ax.plot(degrees, curves[1][1], color=PALETTE[0], alpha=0.35, label="L = 1 (one block)")
+    if half > 1:                                  # the title compares L with L // 2: both are drawn
+        ax.plot(degrees, curves[half][1], color=PALETTE[1], ls="--", label=f"L = {half}")
     ax.plot(degrees, curves[depth][1], color=PALETTE[0], label=f"L = {depth}")
     ax.plot(degrees, ANGLES.cos(), color="0.4", ls=":", lw=1, label=_("cos θ (the linear kernel)"))
     ax.set_xlabel("angle between inputs (degrees)")
@@ -380,5 +393,5 @@ def draw_normalized_ntk(depth: int, scaling: str, activation: str) -> None:
 
 __all__ = ["ANGLES", "JacobianProduct", "MeasuredShares", "SCALINGS", "SIGMA_W2", "Shares", "beyond_first_order",
            "block_shares", "blocks_applied", "branch_jacobian", "branch_jacobian_norm", "closed_form_ntk",
-           "describe", "draw_normalized_ntk", "growth_per_block", "induction_diagram", "jacobian_product",
-           "normalized_ntk", "ntk_shares"]
+           "describe", "draw_normalized_ntk", "first_gates_open", "growth_per_block", "induction_diagram",
+           "jacobian_product", "normalized_ntk", "ntk_shares"]

@@ -6,7 +6,8 @@ and one sentence, true for the current settings, on the regime they are in (sect
 - :func:`regime`, :func:`describe`, :func:`title`, :func:`report`: the regime (``theory.regimes.signal_regime``)
   and the prose the explorer prints, built from the numbers of the current settings;
 - :func:`sigma_w_slider`: the σ_w slider, 0.50 .. 2.50 in steps of 0.05 with the exact value √2 inserted;
-- :func:`draw_recursion`: the diagram of one layer of the recursion.
+- :func:`draw_recursion`: the diagram of one layer of the recursion; :func:`draw_idea`: that diagram next to what
+  many layers do to the correlation of two inputs (the lesson's first picture).
 
 Printed text goes through :func:`~ntk_helpers.course.messages.gettext` (the Chinese edition translates it); the
 numbers are filled in after translation. Mean-field theory: Poole et al. 2016; Schoenholz et al. 2017.
@@ -94,6 +95,11 @@ def _variance_at_two(sigma_w: float) -> bool:
     return abs(sigma_w ** 2 - 2.0) <= 1e-12
 
 
+def _on_the_boundary(chi: float) -> bool:
+    """σ_w² φ′(0)² = 1 without a bias (tanh at σ_w = 1): the variance falls like 1/(2l), not exponentially."""
+    return abs(chi - 1) <= 1e-9
+
+
 def _scale(layers: float | None) -> str:
     return "∞" if layers is None or not math.isfinite(layers) else f"{layers:.1f}"
 
@@ -146,17 +152,27 @@ def describe(activation: str, sigma_w: float, sigma_b: float, depth: int) -> str
                  "towards c* = {c_star:.4f}, as χ₁ > 1.").format(chi=chi, q=q_star, scale=layers,
                                                                  c_star=found.c_star)
     if found.name == "chaotic":
-        return _("chaotic: χ₁ = {chi:.3f} > 1 at q* = {q:.3g}. Nearby inputs are pushed apart: correlations settle "
-                 "at c* = {c_star:.3f}, from above or below (depth scale {scale} layers), and the normalized NTK "
-                 "tends to 0 off the diagonal (the identity matrix).").format(
+        return _("chaotic: χ₁ = {chi:.3f} > 1 at q* = {q:.3g}. Correlations settle at c* = {c_star:.3f} from every "
+                 "start (depth scale {scale} layers): those above c* fall, so nearby inputs are pushed apart, and "
+                 "those below c* rise: deep enough, the NNGP curve is flat at c* at every angle but 0°. "
+                 "Θ(x,x) grows like χ₁ˡ while Θ(x,x′) stays bounded, so the normalized NTK tends to 0 off the "
+                 "diagonal (the identity matrix), slowly when χ₁ is close to 1.").format(
             chi=chi, q=q_star, c_star=found.c_star, scale=_scale(found.depth_scale))
+    if found.name == "vanishing variance" and _on_the_boundary(chi):
+        return _("q* = 0 on the boundary: without a bias σ_w² φ′(0)² = 1, and the variance dies out only "
+                 "slowly, like 1/(2l) (q = {q:.2g} at depth {depth}). The backward factor of layer l is about "
+                 "1 − 1/l, so the squared gradient reaching layer l shrinks only polynomially, like l/L, and "
+                 "Θ(x,x) tends to ½ instead of 0 (here {theta:.3f}). The correlations freeze: the pre-activations "
+                 "shrink into the range where φ is linear, the correlation map tends to the identity, and "
+                 "correlations change little with depth.").format(
+            q=q_now, depth=depth, theta=float(kernels.ntk_scale[depth - 1]))
     if found.name == "vanishing variance":
-        return _("q* = 0: without a bias σ_w² φ′(0)² = {chi:.3f} ≤ 1, and the variance dies out (q = {q:.2g} at "
-                 "depth {depth}), and with it the NTK's scale (Θ(x,x) = {theta:.2g}): gradients vanish, as in the "
-                 "ordered phase. The correlations do not go to 1, though: the pre-activations shrink into the "
-                 "range where φ is linear, the correlation map tends to the identity, and correlations change "
-                 "little with depth, the less the smaller σ_w² φ′(0)².").format(
-            chi=chi, q=q_now, depth=depth, theta=float(kernels.ntk_scale[depth - 1]))
+        return _("q* = 0: without a bias σ_w² φ′(0)² = {chi:.3f} < 1, and the variance dies out exponentially "
+                 "(q = {q:.2g} at depth {depth}), and with it the NTK's scale (Θ(x,x) = {theta:.2g}): gradients "
+                 "vanish exponentially, as in the ordered phase. The correlations do not go to 1, though: the "
+                 "pre-activations shrink into the range where φ is linear, the correlation map tends to the "
+                 "identity, and correlations freeze: they change little with depth, the less the smaller "
+                 "σ_w² φ′(0)².").format(chi=chi, q=q_now, depth=depth, theta=float(kernels.ntk_scale[depth - 1]))
     return _("{regime}: q* = {q:.3g}, χ₁ = {chi:.3f}").format(regime=regime_name(found.name), q=q_star, chi=chi)
 
 
@@ -250,5 +266,46 @@ def draw_recursion(ax=None):
     return ax
 
 
-__all__ = ["AT_60", "DEGREES", "MAX_DEPTH", "RingKernels", "SIGMA_W_VALUES", "SQRT2", "describe", "draw_recursion",
-           "readout", "regime", "report", "ring_kernels", "sigma_label", "sigma_w_slider", "title", "y_limits"]
+
+#: The three networks of :func:`draw_idea`'s right panel: (activation, σ_w², σ_b²), c₀ = 0.5.
+IDEA_NETWORKS = (("relu", 2.0, 0.0), ("tanh", 1.0, 0.05), ("tanh", 3.0, 0.05))
+
+
+def idea_trajectories(depth: int = 50) -> torch.Tensor:
+    """(depth + 1, 3): the correlation c_0 = 0.5, c_1, ..., c_depth of two inputs through each network of
+    :data:`IDEA_NETWORKS` (correlation_trajectory, q_0 = 1)."""
+    from ..theory.depth import correlation_trajectory
+
+    start = torch.tensor(0.5, dtype=torch.float64)
+    return torch.stack([correlation_trajectory(start, depth, activation, sigma_w=math.sqrt(w2),
+                                               sigma_b=math.sqrt(b2))
+                        for activation, w2, b2 in IDEA_NETWORKS], 1)
+
+
+def draw_idea():
+    """The lesson's first picture: one layer of the recursion (:func:`draw_recursion`, left) and, right, what
+    many layers do to the correlation of two inputs, as the distance 1 − c_l on a log scale: it falls
+    exponentially in an ordered tanh network, only polynomially for ReLU at σ_w² = 2, and stalls at 1 − c* in a
+    chaotic one. Returns the two axes."""
+    import matplotlib.pyplot as plt
+
+    from .plotting import PALETTE
+
+    _figure, (left, right) = plt.subplots(1, 2, figsize=(14.5, 4.2), gridspec_kw={"width_ratios": [2.1, 1]})
+    draw_recursion(left)
+    gap = 1 - idea_trajectories()
+    c_star = signal_regime("tanh", sigma_w=math.sqrt(3.0), sigma_b=math.sqrt(0.05)).c_star
+    labels = (_("ReLU, σ_w² = 2: polynomially"), _("tanh, σ_w² = 1, σ_b² = 0.05 (ordered): exponentially"),
+              _("tanh, σ_w² = 3, σ_b² = 0.05 (chaotic): stalls at c* = {c_star:.2f}").format(c_star=c_star))
+    for index, label in enumerate(labels):
+        right.semilogy(gap[:, index], color=PALETTE[index], label=label)
+    right.set_ylim(1e-9, 3)                                                   # room for the legend
+    right.set_xlabel("layer l")
+    right.set_ylabel("1 − c_l")
+    right.set_title(_("Many layers: how fast the correlation c_l goes to 1, if at all"), fontsize=11.5)
+    right.legend(loc="lower left", fontsize=8.5)
+    return left, right
+
+__all__ = ["AT_60", "DEGREES", "IDEA_NETWORKS", "MAX_DEPTH", "RingKernels", "SIGMA_W_VALUES", "SQRT2", "describe",
+           "draw_idea", "draw_recursion", "idea_trajectories", "readout", "regime", "report", "ring_kernels",
+           "sigma_label", "sigma_w_slider", "title", "y_limits"]

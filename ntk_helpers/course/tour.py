@@ -3,7 +3,8 @@ the diagram of the course.
 
 - :func:`one_step`: train a finite network one gradient step on a single input of the circle and measure how its
   output moves on every other input, next to the first-order prediction ``lr * Theta(x, x0) * push`` with this
-  network's NTK and with the infinite-width one;
+  network's NTK and with the infinite-width one; :func:`kernel_gap` measures the second of these against the first
+  without the step, for other seeds;
 - :func:`angle_profile`: the normalized NTK of ``mlp(depth, activation)`` between an input and another at angle
   0°, 2.5°, ..., 180°, at the chosen depth and at depth 1, with the 12 x 12 normalized Gram matrix of
   ``circle(12)`` (the curves of all depths up to 50 come from one pass and are cached, so a depth slider reads
@@ -92,6 +93,17 @@ def one_step(net, *, width: int, lr: float = 0.1, n: int = 72, push: float = 1.0
     as_numpy = lambda t: t.detach().numpy()[order]
     return OneStep(degrees[order], as_numpy(after - before), as_numpy(lr * push * theta),
                    as_numpy(lr * push * limit), float(lr), float(push), width)
+
+
+def kernel_gap(net, *, width: int, n: int = 72, seed: int = 0) -> float:
+    """``|Theta_m(., x0) - Theta_inf(., x0)| / |Theta_inf(., x0)|`` (2-norms over ``circle(n)``, x0 its point 0):
+    how far the NTK of ``net.network(2, width=width, seed=seed)`` is from the infinite-width one, the
+    ``width_gap`` of :func:`one_step` with the same arguments, without taking the step."""
+    width, n = check_int("width", width, minimum=1), check_int("n", n, minimum=2)
+    _angles, x = circle(n)
+    theta = empirical_ntk(net.network(2, width=width, seed=seed), x, x[:1])[:, 0].detach()
+    limit = net.kernel(x, x[:1]).ntk[:, 0]
+    return float(torch.linalg.norm(theta - limit) / torch.linalg.norm(limit))
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ import ipywidgets as widgets
 import matplotlib.pyplot as plt
 
 from ..engine.activations import ACTIVATIONS
+from .messages import gettext as _
 
 _STYLE = {"description_width": "initial"}
 _LAYOUT = widgets.Layout(width="420px")
@@ -63,4 +64,4 @@ class LiveFigure(widgets.VBox):
     ran, a plain-text viewer), it reads as one line that says what to do, instead of a ``VBox(children=…)``."""
 
     def __repr__(self) -> str:
-        return "Sliders: run the cells above (Run → Run All Cells) to use them."
+        return _("Sliders: run the cells above (Run → Run All Cells) to use them.")

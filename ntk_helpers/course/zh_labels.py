@@ -219,7 +219,7 @@ TEMPLATES = [
     (r"slope (-?[\d.]+) guide", r"斜率 \1 参考线", "slope -0.5 guide"),
     # 01
     (r"mean of (\d+) seeds", r"\1 个种子的平均", "mean of 6 seeds"),
-    (r"width-(\d+) NTK \(seed 0\)", r"宽度 \1 的 NTK（种子 0）", "width-256 NTK (seed 0)"),
+    (r"width-(\d+) NTK \(seed (\d+)\)", r"宽度 \1 的 NTK（种子 \2）", "width-256 NTK (seed 0)"),
     # 02
     (r"(\d+) units of one network", r"同一个网络的 \1 个单元", "4096 units of one network"),
     (r"(NTK|NNGP), depth (\d+)", r"\1，深度 \2", "NTK, depth 10"),
