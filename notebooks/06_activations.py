@@ -72,7 +72,9 @@ plt.show()
 
 # %%
 log_gap = {name: float(np.abs(np.log(r)).max()) for name, r in ratio.items()}
-print({name: f"max |log ratio| = {g:.2g}" if g > 1e-10 else "1 to 1e-10" for name, g in log_gap.items()})
+case_names = {"ReLU, no bias": nh._("ReLU, no bias")}                                 # as printed
+print({case_names.get(name, name): nh._("max |log ratio| = {gap:.2g}").format(gap=g) if g > 1e-10
+       else nh._("1 to 1e-10") for name, g in log_gap.items()})
 assert log_gap["ReLU, no bias"] < 1e-10, \
     f"ReLU without bias: ratio 1 to 1e-10 expected, measured |log ratio| {log_gap['ReLU, no bias']:.1e}"
 for name in ["ReLU, σ_b = 0.5", "erf", "tanh"]:
@@ -127,11 +129,12 @@ print(f"a = 0.1: max |K_norm − cos θ| = {to_linear:.1e};  "
 assert to_linear < 1e-4, f"small inputs: the linear kernel to 1e-4 expected, measured {to_linear:.2e}"
 assert to_arcsine < 1e-3, f"large inputs: the arcsine kernel to 1e-3 expected, measured {to_arcsine:.2e}"
 ntk_growth = float(erf_net.kernel(1000 * ring[:1]).ntk) / 1000
-print(f"NTK diagonal at a = 1000: Θ(ax, ax)/a = {ntk_growth:.4f} (2/π = {2 / math.pi:.4f})")
+print(nh._("NTK diagonal at a = 1000: Θ(ax, ax)/a = {growth:.4f} (2/π = {limit:.4f})").format(
+    growth=ntk_growth, limit=2 / math.pi))
 assert abs(ntk_growth * math.pi / 2 - 1) < 0.01, f"Θ(ax, ax)/a → 2/π (1%) expected, measured {ntk_growth:.4f}"
 at_60 = {a: float(erf_net.kernel(a * ring[:1], a * ring[20:21]).ntk) for a in (10.0, 100.0, 1000.0)}   # 60°
-print("NTK at θ = 60°: Θ(ax, ax′) =", {a: round(v, 3) for a, v in at_60.items()}, "/",
-      f"normalized at a = 1000: {at_60[1000.0] / (1000 * ntk_growth):.4f}")
+print(nh._("NTK at θ = 60°: Θ(ax, ax′) = {values} / normalized at a = 1000: {normalized:.4f}").format(
+    values={a: round(v, 3) for a, v in at_60.items()}, normalized=at_60[1000.0] / (1000 * ntk_growth)))
 assert all(0.65 < v < 0.75 for v in at_60.values()), f"Θ(ax, ax′) at 60° ≈ 0.70 (bounded) expected, {at_60}"
 
 # %% [markdown]
@@ -144,7 +147,8 @@ shift = torch.tensor([[1.5, -1.0, 0.5]], dtype=torch.float64)
 before = float(erf_net.kernel(x_pair[:1], x_pair[1:]).nngp)
 after = float(erf_net.kernel(x_pair[:1] + shift, x_pair[1:] + shift).nngp)
 distance = float((x_pair[0] - x_pair[1]).norm())
-print(f"|x − x′| = {distance:.3f} for both pairs; erf NNGP {before:.3f} before the shift, {after:.3f} after")
+print(nh._("|x − x′| = {distance:.3f} for both pairs; erf NNGP {before:.3f} before the shift, {after:.3f} "
+           "after").format(distance=distance, before=before, after=after))
 assert abs(after - before) > 0.1 * abs(before), \
     f"erf kernel is not stationary: a change > 10% expected, measured {abs(after - before) / abs(before):.3f}"
 
@@ -184,12 +188,14 @@ erf_even = float(np.abs(spectra["erf"][2::2]).max() / spectra["erf"][1])
 odd_k = np.arange(5, 26, 2)
 erf_line = np.polyfit(odd_k, np.log(spectra["erf"][odd_k]), 1)                 # log μ_k ≈ slope·k + c
 erf_off_line = float(np.abs(np.log(spectra["erf"][odd_k]) - np.polyval(erf_line, odd_k)).max())
-print(f"ReLU: slope {relu_slope:.3f} on even k; odd μ_3, μ_5, μ_7 below 1e-10 μ_1: {relu_odd < 1e-10}")
-print(f"ReLU with bias: odd μ_3, μ_5, μ_7 = {np.round(biased_odd, 4)} μ_1")
-print(f"erf: μ_1, μ_3, μ_5 = {spectra['erf'][[1, 3, 5]].round(4)}; every even μ_k (k ≥ 2) below 1e-12 μ_1: "
-      f"{erf_even < 1e-12}")
-print(f"erf, odd k = 5 … 25: log μ_k has slope {erf_line[0]:.2f} in k "
-      f"(μ_(k+2)/μ_k ≈ {math.exp(2 * erf_line[0]):.2f}), largest distance from the line {erf_off_line:.2f}")
+print(nh._("ReLU: slope {slope:.3f} on even k; odd μ_3, μ_5, μ_7 below 1e-10 μ_1: {below}").format(
+    slope=relu_slope, below=relu_odd < 1e-10))
+print(nh._("ReLU with bias: odd μ_3, μ_5, μ_7 = {ratios} μ_1").format(ratios=np.round(biased_odd, 4)))
+print(nh._("erf: μ_1, μ_3, μ_5 = {values}; every even μ_k (k ≥ 2) below 1e-12 μ_1: {below}").format(
+    values=spectra["erf"][[1, 3, 5]].round(4), below=erf_even < 1e-12))
+print(nh._("erf, odd k = 5 … 25: log μ_k has slope {slope:.2f} in k (μ_(k+2)/μ_k ≈ {ratio:.2f}), largest "
+           "distance from the line {distance:.2f}").format(slope=erf_line[0], ratio=math.exp(2 * erf_line[0]),
+                                                            distance=erf_off_line))
 assert abs(relu_slope + 2) < 0.05, f"ReLU eigen-decay: slope -2 ± 0.05 expected, measured {relu_slope:.3f}"
 assert relu_odd < 1e-10, f"one ReLU layer, no bias: odd μ_k (k ≥ 3) below 1e-10 μ_1 expected, {relu_odd:.1e}"
 assert biased_odd.min() > 1e-3, \
@@ -247,10 +253,11 @@ plt.show()
 
 # %%
 spreads = {L: odd_part_spread(L) for L in (1, 2)}
-print(f"odd part / t: constant to 1e-10 with 1 layer: {spreads[1] < 1e-10}; "
-      f"varies by {spreads[2]:.2f} of its size with 2 layers")
-print("μ₃/μ₁, μ₅/μ₁ by depth:", {int(L): f"{m[1] / m[0]:.3f}, {m[2] / m[0]:.3f}" if L > 1 else "0 to 1e-12"
-                                 for L, m in zip(depths, odd_modes)})
+print(nh._("odd part / t: constant to 1e-10 with 1 layer: {constant}; varies by {spread:.2f} of its size "
+           "with 2 layers").format(constant=spreads[1] < 1e-10, spread=spreads[2]))
+print(nh._("μ₃/μ₁, μ₅/μ₁ by depth: {ratios}").format(
+    ratios={int(L): f"{m[1] / m[0]:.3f}, {m[2] / m[0]:.3f}" if L > 1 else nh._("0 to 1e-12")
+            for L, m in zip(depths, odd_modes)}))
 assert spreads[1] < 1e-10, f"one layer: odd part exactly linear (spread < 1e-10) expected, {spreads[1]:.1e}"
 assert spreads[2] > 0.1, f"two layers: odd part not linear (spread > 0.1) expected, measured {spreads[2]:.3f}"
 assert abs(odd_modes[0, 1]) < 1e-12 * odd_modes[0, 0], f"one layer: μ₃ = 0 expected, {odd_modes[0, 1]:.1e}"
@@ -327,7 +334,8 @@ plt.show()
 
 # %%
 half_life = {f: float(times[np.argmax(np.array(c) < 0.5)]) for f, c in curves.items()}
-print("time to halve each mode's residual:", {f: f"{t:.3g}" for f, t in half_life.items()})
+print(nh._("time to halve each mode's residual: {times}").format(
+    times={f: f"{t:.3g}" for f, t in half_life.items()}))
 assert half_life[1] < half_life[4] < half_life[10], f"higher modes should be slower, half-lives {half_life}"
 formula_gap = max(float(np.abs(np.array(curves[f]) - np.exp(-mu[f] * times)).max()) for f in frequencies)
 assert formula_gap < 1e-9, f"each mode decays like exp(-μ_k t) (residuals start at 1): gap {formula_gap:.1e}"
@@ -378,11 +386,12 @@ asymmetry = float((odd + odd.flip(0)).abs().max() / odd.abs().max())
 even_only = float(fit("erf, no bias", x_fit[:, 0] ** 2).abs().max() / (x_fit[:, 0] ** 2).abs().max())
 odd_part_gap = float((odd - x_plot[:, 0] / 2)[50:151].abs().max())          # on the training range [-2, 2]
 errors = {name: float(((p - target(x_plot)) ** 2).mean()) for name, p in predictions.items()}
-print(f"no bias: f(−x) = −f(x) to better than 1e-8 of max|f|: {asymmetry < 1e-8}; the even part x² alone "
-      f"gives a prediction below 1e-8 of its size: {even_only < 1e-8}")
-print(f"no bias: max |f(x) − x/2| on [−2, 2] = {odd_part_gap:.1e}")
-print(f"mean squared error on [−2.5, 2.5]: no bias {errors['erf, no bias']:.3g}, "
-      f"with bias {errors['erf, σ_b = 0.5']:.3g}")
+print(nh._("no bias: f(−x) = −f(x) to better than 1e-8 of max|f|: {odd}; the even part x² alone gives a "
+           "prediction below 1e-8 of its size: {dropped}").format(
+    odd=asymmetry < 1e-8, dropped=even_only < 1e-8))
+print(nh._("no bias: max |f(x) − x/2| on [−2, 2] = {gap:.1e}").format(gap=odd_part_gap))
+print(nh._("mean squared error on [−2.5, 2.5]: no bias {without:.3g}, with bias {with_bias:.3g}").format(
+    without=errors["erf, no bias"], with_bias=errors["erf, σ_b = 0.5"]))
 assert asymmetry < 1e-8, f"no bias: odd prediction to 1e-8 of its size expected, measured {asymmetry:.1e}"
 assert even_only < 1e-8, f"no bias: the even part is dropped (below 1e-8) expected, {even_only:.1e}"
 assert odd_part_gap < 0.05, f"no bias: the odd part x/2 is fitted (gap < 0.05) expected, {odd_part_gap:.3f}"
@@ -411,8 +420,8 @@ plt.show()
 xs = x_plot[:, 0]
 fit_gap = float((half_fit - xs ** 2)[(xs >= 0.1) & (xs <= 2)].abs().max())
 mirror_gap = float((half_fit + xs ** 2)[(xs <= -0.1) & (xs >= -2)].abs().max())
-print(f"trained on x in [0.1, 2]: max |f(x) − x²| there = {fit_gap:.1e}; "
-      f"max |f(x) + x²| on [−2, −0.1] = {mirror_gap:.1e}")
+print(nh._("trained on x in [0.1, 2]: max |f(x) − x²| there = {fit_gap:.1e}; "
+           "max |f(x) + x²| on [−2, −0.1] = {mirror_gap:.1e}").format(fit_gap=fit_gap, mirror_gap=mirror_gap))
 assert fit_gap < 0.01 and mirror_gap < 0.01, \
     f"fits x² for x > 0, −x² for x < 0 (to 0.01) expected, measured {fit_gap:.2e}, {mirror_gap:.2e}"
 
@@ -429,15 +438,19 @@ ODD = {"erf", "tanh"}
 
 def parity_story(activation, depth, sigma_b):
     if activation == "identity":
-        return ("a linear network: the kernel is a + b·cos θ, so only k = 0 (from the biases) and k = 1 exist"
-                if sigma_b > 0 else "a linear network without bias: the kernel is b·cos θ, only k = 1")
+        return (nh._("a linear network: the kernel is a + b·cos θ, so only k = 0 (from the biases) "
+                     "and k = 1 exist")
+                if sigma_b > 0 else nh._("a linear network without bias: the kernel is b·cos θ, only k = 1"))
     if sigma_b > 0:
-        return "the bias breaks the parity of the input kernel: even and odd modes are all present"
+        return nh._("the bias breaks the parity of the input kernel: even and odd modes are all present")
     if activation in ODD:
-        return "odd activation without bias: f(−x) = −f(x), the kernel is odd, only odd k at every depth"
+        return nh._("odd activation without bias: f(−x) = −f(x), the kernel is odd, "
+                    "only odd k at every depth")
     if depth == 1:
-        return "one layer of a 'linear + even' activation: the kernel's odd part is c·cos θ, no odd k ≥ 3"
-    return "two or more layers: the input to layer 2 is no longer odd in cos θ, so odd modes k ≥ 3 appear"
+        return nh._("one layer of a 'linear + even' activation: the kernel's odd part is c·cos θ, "
+                    "no odd k ≥ 3")
+    return nh._("two or more layers: the input to layer 2 is no longer odd in cos θ, "
+                "so odd modes k ≥ 3 appear")
 
 def draw_spectrum(activation, depth, sigma_b):
     mu = circle_spectrum(nh.mlp(depth, activation, sigma_w=1.4, sigma_b=sigma_b), points=512)
@@ -462,9 +475,12 @@ def draw_spectrum(activation, depth, sigma_b):
     ax.legend()
     odd_rel = np.abs(mu[3:100:2]).max() / np.abs(mu).max()
     even_rel = np.abs(mu[2:100:2]).max() / np.abs(mu).max()
-    present = lambda r: f"present (largest {r:.2g} of μ_max)" if r > 1e-12 else "absent"
-    print(f"{activation}, depth {depth}, σ_b = {sigma_b:.2f}: odd k ≥ 3 {present(odd_rel)}, even k ≥ 2 "
-          f"{present(even_rel)}. {parity_story(activation, depth, sigma_b)}")
+    present = lambda r: (nh._("present (largest {size:.2g} of μ_max)").format(size=r) if r > 1e-12
+                         else nh._("absent"))
+    print(nh._("{activation}, depth {depth}, σ_b = {sigma_b:.2f}: odd k ≥ 3 {odd}, even k ≥ 2 {even}. "
+               "{story}").format(
+        activation=activation, depth=depth, sigma_b=sigma_b, odd=present(odd_rel), even=present(even_rel),
+        story=parity_story(activation, depth, sigma_b)))
 
 # %% tags=["nbval-ignore-output"]
 nh.widgets.live_figure(draw_spectrum, activation=nh.widgets.activation_dropdown("relu"),

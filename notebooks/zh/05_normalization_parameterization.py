@@ -82,8 +82,8 @@ assert homogeneity < 1e-10, \
 assert ln_spread < 1e-4, \
     f"layer norm: ratio independent of a to 1e-4 (eps = 1e-5) expected, spread {ln_spread:.1e}"
 assert bias_gap > 0.1, f"ReLU + bias: ratio should differ from a by > 10%, measured {bias_gap:.3f}"
-print(f"ReLU: linear in a; layer norm: independent of a; a bias breaks both "
-      f"(largest relative gap to a: {bias_gap:.2f})")
+print(nh._("ReLU: linear in a; layer norm: independent of a; a bias breaks both "
+           "(largest relative gap to a: {gap:.2f})").format(gap=bias_gap))
 
 # %% [markdown]
 # 带层归一化的有限宽网络会收敛到这个核：
@@ -93,7 +93,8 @@ inputs = nh.sphere(8, d=5, seed=1) * 2
 arch = nh.serial(nh.dense(sigma_w=1.4, sigma_b=0.3), nh.layer_norm(), nh.relu(), nh.dense(sigma_w=1.4),
                  nh.layer_norm(), nh.tanh(), nh.dense(1))
 sweep = nh.width_sweep(arch, inputs, widths=[64, 256, 1024], seeds=4)
-print("relative error per width:", sweep.errors.mean(1).round(3), f" slope {sweep.slope:.2f}")
+print(nh._("relative error per width: {errors}  slope {slope:.2f}").format(
+    errors=sweep.errors.mean(1).round(3), slope=sweep.slope))
 assert sweep.slope < -0.35, \
     f"convergence slope: expected about -0.5 (below -0.35), measured {sweep.slope:.3f}"
 
@@ -149,8 +150,9 @@ except NotImplementedError as error:
 # %%
 batch = nh.sphere(6, d=5, seed=3)
 estimate = nh.monte_carlo_kernel(bn, batch, width=256, n_networks=16)
-print("Monte Carlo NTK, first row:", estimate.ntk[0].numpy().round(3))
-print("standard errors:          ", estimate.ntk_sem[0].numpy().round(3))
+first_row, errors_row = nh._("Monte Carlo NTK, first row:"), nh._("standard errors:")
+print(first_row, estimate.ntk[0].numpy().round(3))
+print(f"{errors_row:<{len(first_row) - 1}}", estimate.ntk_sem[0].numpy().round(3))
 
 # %% [markdown]
 # ## 4.4.2 同一个网络的三种参数化
@@ -207,8 +209,9 @@ plt.show()
 init_slopes = {layer + 1: (nh.loglog_slope(init_widths, [r[layer] for r in ntk_param_rms]),
                            nh.loglog_slope(init_widths, [r[layer] for r in text_rms])) for layer in range(3)}
 for layer, (ntk_slope, text_slope) in init_slopes.items():
-    print(f"layer {layer}: slope in m  NTK parameterization {ntk_slope:+.2f}, "
-          f"variance 2/(fan-in·m) {text_slope:+.2f}")
+    print(nh._("layer {layer}: slope in m  NTK parameterization {ntk_slope:+.2f}, "
+               "variance 2/(fan-in·m) {text_slope:+.2f}").format(layer=layer, ntk_slope=ntk_slope,
+                                                                 text_slope=text_slope))
     assert abs(ntk_slope) < 0.05, \
         f"NTK parameterization, layer {layer}: slope 0 ± 0.05 expected, measured {ntk_slope:.3f}"
     assert abs(text_slope + layer / 2) < 0.05, \
@@ -252,8 +255,9 @@ for parameterization in nh.PARAMETERIZATIONS:
         self_ntk[parameterization] = float(arch.kernel(x_demo).ntk[0, 0])
         kernel = f"Θ(x, x) = {self_ntk[parameterization]:.4f}"
     except nh.NoClosedForm:
-        kernel = "no kernel: nh.NoClosedForm"
-    print(f"{parameterization:>8} at m = 256: σ_w·mult = {scales}; lr = {factors}; {kernel}")
+        kernel = nh._("no kernel: nh.NoClosedForm")
+    print(nh._("{parameterization:>8} at m = 256: σ_w·mult = {scales}; lr = {factors}; {kernel}").format(
+        parameterization=parameterization, scales=scales, factors=factors, kernel=kernel))
 assert abs(self_ntk["standard"] - self_ntk["ntk"] / 2) <= 1e-12 * self_ntk["ntk"], \
     f"one ReLU layer: standard Θ = NTK Θ / 2 expected, measured {self_ntk}"
 
@@ -351,6 +355,9 @@ settings = {          # label: (parameterization, learning rate as a function of
     "standard, fixed η = 0.005": ("standard", lambda m: 0.005),
     "standard, η = 1/m": ("standard", lambda m: 1 / m),
 }
+setting_names = {"NTK, η = 0.5": "NTK, η = 0.5", "μP, η = 0.02": "μP, η = 0.02",   # as printed
+                 "standard, fixed η = 0.005": nh._("standard, fixed η = 0.005"),
+                 "standard, η = 1/m": nh._("standard, η = 1/m")}
 predicted = {"NTK, η = 0.5": (-0.5, -0.5, 0.0), "μP, η = 0.02": (0.0, 0.0, 0.0),
              "standard, fixed η = 0.005": (-0.5, 0.5, 1.0), "standard, η = 1/m": (-1.5, -0.5, 0.0)}
 step_widths = [128, 512, 2048]
@@ -375,10 +382,12 @@ one_step = {label: np.array([one_step_changes(p, rule(m), m) for m in step_width
             for label, (p, rule) in settings.items()}
 exponents = {label: [nh.loglog_slope(step_widths, c[:, j]) for j in range(3)]
              for label, c in one_step.items()}
-print("slopes in m after one step:   Δh¹ (input layer)   Δh² (hidden layer)   Δf")
+print(nh._("slopes in m after one step:   Δh¹ (input layer)   Δh² (hidden layer)   Δf"))
 for label, measured in exponents.items():
     pairs = zip(measured, predicted[label])
-    print(f"{label:>26}: " + "   ".join(f"{e:+.2f} (predicted {p:+.1f})" for e, p in pairs))
+    print(f"{setting_names[label]:>26}: " + "   ".join(
+        nh._("{measured:+.2f} (predicted {predicted:+.1f})").format(measured=e, predicted=p)
+        for e, p in pairs))
 
 # %%
 fig, ax = plt.subplots(figsize=(10, 4))
@@ -395,7 +404,7 @@ plt.show()
 for label, measured in exponents.items():
     for what, e, p in zip(["Δh¹", "Δh²", "Δf"], measured, predicted[label]):
         assert abs(e - p) <= 0.1, f"{label}, {what}: slope {p:+.1f} ± 0.1 expected, measured {e:+.3f}"
-print("every measured exponent is within 0.1 of the table")
+print(nh._("every measured exponent is within 0.1 of the table"))
 
 # %% [markdown]
 # 在 NTK 参数化下，一步让每个特征移动其自身大小的 $m^{-1/2}$：在无限宽时，特征以及由特征构成的核都不会移动。
@@ -427,9 +436,12 @@ def movement(parameterization, width, seed):
 results = {p: np.array([[movement(p, m, s) for s in range(3)] for m in widths]).mean(1)
            for p in learning_rate}
 for p, r in results.items():
-    print(f"{p:>4}: NTK change {np.array2string(r[:, 0], precision=3)}, "
-          f"feature change {np.array2string(r[:, 1], precision=3)}, weight change "
-          f"{np.array2string(r[:, 2], precision=3)}, output change {np.array2string(r[:, 3], precision=2)}")
+    print(nh._("{parameterization:>4}: NTK change {ntk}, feature change {features}, weight change {weights}, "
+               "output change {outputs}").format(parameterization=p,
+                                                 ntk=np.array2string(r[:, 0], precision=3),
+                                                 features=np.array2string(r[:, 1], precision=3),
+                                                 weights=np.array2string(r[:, 2], precision=3),
+                                                 outputs=np.array2string(r[:, 3], precision=2)))
 
 # %%
 fig, ax = plt.subplots(figsize=(10, 4))
@@ -445,7 +457,8 @@ ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1))
 plt.show()
 
 # %%
-print({f"{p} {what}": round(float(v), 2) for (p, what), v in slopes.items()})
+quantities = {"NTK": "NTK", "features": nh._("features"), "weights": nh._("weights")}       # as printed
+print({f"{p} {quantities[what]}": round(float(v), 2) for (p, what), v in slopes.items()})
 assert slopes["ntk", "NTK"] <= -0.4, f"NTK param., kernel: slope ≤ -0.4 expected, {slopes['ntk', 'NTK']:.3f}"
 assert slopes["ntk", "features"] <= -0.7, \
     f"NTK param., feature kernel: slope ≤ -0.7 expected, measured {slopes['ntk', 'features']:.3f}"
@@ -494,8 +507,10 @@ with torch.no_grad():
 loss_after_one_step = [float(nh.train(network("standard", m), x_train, y_train, lr=1.0, steps=1,
                                       track_kernels=False).loss[-1]) for m in widths]
 f0_slope = nh.loglog_slope(widths, rms_f0)
-print(f"μP output at init (RMS): {[f'{v:.3g}' for v in rms_f0]}, slope {f0_slope:.2f}")
-print(f"standard parameterization, loss after one step at η = 1: {[f'{v:.3g}' for v in loss_after_one_step]}")
+print(nh._("μP output at init (RMS): {values}, slope {slope:.2f}").format(values=[f"{v:.3g}" for v in rms_f0],
+                                                                         slope=f0_slope))
+print(nh._("standard parameterization, loss after one step at η = 1: {values}").format(
+    values=[f"{v:.3g}" for v in loss_after_one_step]))
 assert abs(f0_slope + 0.5) < 0.15, f"μP output at init: slope -0.5 ± 0.15 expected, measured {f0_slope:.3f}"
 assert loss_after_one_step[0] < loss_after_one_step[1] < loss_after_one_step[2], \
     f"standard, η = 1: loss after one step should grow with m, measured {loss_after_one_step}"
@@ -528,9 +543,10 @@ with_offset = f0_new + nh.kernel_regression(theta[:16, :16], theta[16:, :16], y_
 without_offset = nh.kernel_regression(theta[:16, :16], theta[16:, :16], y_train)
 gap = float((record.outputs[-1] - with_offset).abs().max())
 gap_without = float((record.outputs[-1] - without_offset).abs().max())
-print(f"training loss after 600 steps: {float(record.loss[-1]):.1e}")
-print(f"max |network - (f0 + ridgeless regression on y - f0)| = {gap:.3f};  "
-      f"max |network - ridgeless regression on y| = {gap_without:.2f}")
+print(nh._("training loss after 600 steps: {loss:.1e}").format(loss=float(record.loss[-1])))
+print(nh._("max |network - (f0 + ridgeless regression on y - f0)| = {gap:.3f};  "
+           "max |network - ridgeless regression on y| = {gap_without:.2f}").format(
+    gap=gap, gap_without=gap_without))
 assert gap < 0.1 * gap_without, f"the f0 offset matters: gap {gap:.3f} should be < 10% of {gap_without:.3f}"
 
 # %% [markdown]
@@ -544,9 +560,9 @@ assert gap < 0.1 * gap_without, f"the f0 offset matters: gap {gap:.3f} should be
 
 # %%
 explanations = {
-    "ntk": "lazy: the kernel and the features barely move, and move less at larger widths",
-    "mup": "feature learning: the feature kernel moves by about the same amount at every width",
-    "standard": "stable at this width, but λ_max grows like m: at a fixed η a wider network diverges",
+    "ntk": nh._("lazy: the kernel and the features barely move, and move less at larger widths"),
+    "mup": nh._("feature learning: the feature kernel moves by about the same amount at every width"),
+    "standard": nh._("stable at this width, but λ_max grows like m: at a fixed η a wider network diverges"),
 }
 
 def draw_training(setting, width):
@@ -567,22 +583,25 @@ def draw_training(setting, width):
         left.text(0.5, 0.5, f"diverged at step {record.diverged_at}:\nno kernel after training", ha="center",
                   va="center", transform=left.transAxes)
         left.axis("off")
-        print(textwrap.fill(f"{setting}, width {width}: η·λ_max/n = {stability:.3g} "
-                            f"{'>' if stability > 2 else '≤'} 2, gradient descent diverged (the loss "
-                            f"overflowed at step {record.diverged_at}); λ_max grows like m, so a fixed η "
-                            f"fails at large widths", 110))
+        print(textwrap.fill(nh._("{setting}, width {width}: η·λ_max/n = {stability:.3g} {relation} 2, "
+                                 "gradient descent diverged (the loss overflowed at step {step}); λ_max "
+                                 "grows like m, so a fixed η fails at large widths").format(
+            setting=setting_names[setting], width=width, stability=stability,
+            relation=">" if stability > 2 else "≤", step=record.diverged_at), 110))
         return
     left.scatter(record.features_start.flatten(), record.features_end.flatten(), s=8, label="kernel entries")
     lims = [float(record.features_start.min()), float(record.features_start.max())]
     left.plot(lims, lims, "k--", lw=1, label="no change")
     left.legend()
     if setting == "standard, η = 1/m":
-        story = "kernel limit: η·λ_max/n tends to a constant as m grows, and the features freeze"
+        story = nh._("kernel limit: η·λ_max/n tends to a constant as m grows, and the features freeze")
     else:
         story = explanations[parameterization]
-    print(textwrap.fill(f"{setting}, width {width}: η·λ_max/n = {stability:.3g}; NTK change "
-                        f"{record.ntk_change:.3g}, feature change {record.feature_change:.3g}, loss "
-                        f"{float(record.loss[0]):.3g} → {float(record.loss[-1]):.3g}. {story}", 110))
+    print(textwrap.fill(nh._("{setting}, width {width}: η·λ_max/n = {stability:.3g}; NTK change {ntk:.3g}, "
+                             "feature change {features:.3g}, loss {start:.3g} → {end:.3g}. {story}").format(
+        setting=setting_names[setting], width=width, stability=stability, ntk=record.ntk_change,
+        features=record.feature_change, start=float(record.loss[0]), end=float(record.loss[-1]),
+        story=story), 110))
 
 # %% tags=["nbval-ignore-output"]
 nh.widgets.live_figure(draw_training,

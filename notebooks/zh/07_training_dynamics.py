@@ -138,10 +138,12 @@ plt.show()
 # %% tags=["nbval-ignore-output"]
 widths, seeds = [256, 1024, 4096, 16384], range(8)
 names = ["network − formula (total)", "network − own linearization", "own linearization − formula"]
+printed_names = [nh._("network − formula (total)"), nh._("network − own linearization"),
+                 nh._("own linearization − formula")]
 gaps = np.zeros((3, len(widths), len(seeds)))              # part, width, seed
 cosines = np.zeros((len(widths), len(seeds)))
 runs = [(i, width, j, seed) for i, width in enumerate(widths) for j, seed in enumerate(seeds)]
-for i, width, j, seed in tqdm(runs, desc="networks (width, seed)"):
+for i, width, j, seed in tqdm(runs, desc=nh._("networks (width, seed)")):
     network, own, formula = first if (width, seed) == (16384, 0) else three_trajectories(width, seed)
     parts = [network - formula, network - own, own - formula]
     gaps[:, i, j] = [float(p.abs().max()) for p in parts]
@@ -150,7 +152,8 @@ for i, width, j, seed in tqdm(runs, desc="networks (width, seed)"):
 
 # %%
 mean, se = gaps.mean(2), gaps.std(2, ddof=1) / math.sqrt(len(seeds))
-print(f"{'width':>6}" + "".join(f"{name:>32}" for name in names) + f"{'cos(parts)':>12}")
+width_header, cosine_header = nh._("width"), nh._("cos(parts)")
+print(f"{width_header:>6}" + "".join(f"{name:>32}" for name in printed_names) + f"{cosine_header:>12}")
 for i, width in enumerate(widths):
     cells = "".join(f"{f'{mean[p, i]:.4f} ± {se[p, i]:.4f}':>32}" for p in range(3))
     print(f"{width:>6}{cells}{cosines[i].mean():>12.2f}")
@@ -188,8 +191,9 @@ ax.legend(fontsize=9)
 plt.show()
 
 # %%
-for name, (slope, slope_se) in zip(names, fits):
-    print(f"{name:>32}: fitted slope {slope:.2f} ± {slope_se:.2f}")
+for name, (slope, slope_se) in zip(printed_names, fits):
+    print(nh._("{name:>32}: fitted slope {slope:.2f} ± {error:.2f}").format(
+        name=name, slope=slope, error=slope_se))
 
 # %% [markdown]
 # **数据说明了什么。** 两部分都按 $m^{-1/2}$ 的速率减小：它们拟合出的斜率与 $-1/2$ 相差不到三个标准误。
@@ -233,8 +237,9 @@ for width in [256, 1024, 4096]:
     record = nh.train(model, x_train, y_train, lr=1.0, steps=steps)
     output_change = float((record.outputs[-1] - record.outputs[0]).norm() / record.outputs[0].norm())
     rows.append((width, output_change, record.ntk_change, record.feature_change))
-print("relative changes ‖after − before‖/‖before‖ over 200 steps")
-print(f"{'width':>6} {'output change':>14} {'NTK change':>11} {'feature change':>15}")
+print(nh._("relative changes ‖after − before‖/‖before‖ over 200 steps"))
+headers = nh._("width"), nh._("output change"), nh._("NTK change"), nh._("feature change")
+print("{:>6} {:>14} {:>11} {:>15}".format(*headers))
 for width, out, ntk, feat in rows:
     print(f"{width:>6} {out:>14.2f} {ntk:>11.4f} {feat:>15.4f}")
 
@@ -286,8 +291,9 @@ plt.show()
 
 # %%
 interpolation = float(((nh.kernel_regression(ntk_train, ntk_test, noisy) - truth) ** 2).mean())
-print(f"best test MSE: early stopping {flow_error.min():.3f}, ridge {ridge_error.min():.3f}, "
-      f"trained to convergence (ridgeless) {interpolation:.3f}, the flow at t = 1e6 {flow_error[-1]:.3f}")
+print(nh._("best test MSE: early stopping {stopping:.3f}, ridge {ridge:.3f}, trained to convergence "
+           "(ridgeless) {ridgeless:.3f}, the flow at t = 1e6 {flow:.3f}").format(
+    stopping=flow_error.min(), ridge=ridge_error.min(), ridgeless=interpolation, flow=flow_error[-1]))
 best_stop, best_ridge = flow_error.min(), ridge_error.min()
 assert max(best_stop, best_ridge) < 0.5 * interpolation, (
     f"early stopping and ridge should both beat interpolation by 2×: expected < {0.5 * interpolation:.3f}, "
@@ -345,12 +351,13 @@ z = (deviation[:, 120:] / sd[120:]).reshape(-1)
 sd_mid = sd[120:]
 correlation = ensemble.covariance[120:, 120:] / (sd_mid[:, None] * sd_mid[None, :])
 largest_correlation = float((correlation - torch.eye(20, dtype=torch.float64)).abs().max())
-print(f"largest σ on the test circle: {float(sd[:120].max()):.3f}; "
-      f"largest |correlation| between midpoints under the process: {largest_correlation:.2f}")
+print(nh._("largest σ on the test circle: {sigma:.3f}; largest |correlation| between midpoints under the "
+           "process: {correlation:.2f}").format(sigma=float(sd[:120].max()), correlation=largest_correlation))
 for width_in_sigma, expected in [(1, math.erf(1 / math.sqrt(2))), (2, math.erf(2 / math.sqrt(2)))]:
     inside = float((z.abs() <= width_in_sigma).double().mean())
     tolerance = 3 * math.sqrt(expected * (1 - expected) / z.numel())
-    print(f"inside ±{width_in_sigma}σ: {inside:.3f} (expected {expected:.3f} ± {tolerance:.3f})")
+    print(nh._("inside ±{width}σ: {inside:.3f} (expected {expected:.3f} ± {tolerance:.3f})").format(
+        width=width_in_sigma, inside=inside, expected=expected, tolerance=tolerance))
     assert abs(inside - expected) <= tolerance, (
         f"fraction inside ±{width_in_sigma}σ: expected {expected:.3f} ± {tolerance:.3f}, "
         f"measured {inside:.3f}")
@@ -375,7 +382,8 @@ assert largest_correlation <= 0.3, (
 grid = torch.linspace(0, 2 * math.pi, 1025, dtype=torch.float64)[:-1]
 mu = torch.fft.rfft(nh.dot_product_profile(arch, grid.cos(), 2)).real / 1024    # Fourier coefficients mu_k
 ratios = mu[[1, 2, 4, 8, 16, 64]] / mu[0]
-print("mu_k / mu_0 for k = 1, 2, 4, 8, 16, 64:", ", ".join(f"{v:.2g}" for v in ratios))
+print(nh._("mu_k / mu_0 for k = 1, 2, 4, 8, 16, 64: {ratios}").format(
+    ratios=", ".join(f"{v:.2g}" for v in ratios)))
 frequencies, sizes = [1, 2, 4, 8, 16], [8, 16, 32, 64, 128, 256, 512]
 angles_eval = torch.linspace(0, 2 * math.pi, 401, dtype=torch.float64)[:-1]
 relative_error = np.zeros((len(frequencies), len(sizes)))
@@ -396,8 +404,9 @@ plt.show()
 
 # %%
 needed = [next((n for n, e in zip(sizes, row) if e < 0.01), None) for row in relative_error]
-print("smallest n with error below 1%:", dict(zip(frequencies, needed)))
-print("error at n = 512:", {f: f"{100 * e:.2f}%" for f, e in zip(frequencies, relative_error[:, -1])})
+print(nh._("smallest n with error below 1%: {needed}").format(needed=dict(zip(frequencies, needed))))
+print(nh._("error at n = 512: {errors}").format(
+    errors={f: f"{100 * e:.2f}%" for f, e in zip(frequencies, relative_error[:, -1])}))
 smallest_mu = float(mu[1:65].min() / mu[0])
 assert smallest_mu > 1e-6, (
     f"every mu_k/mu_0 up to k = 64 should be positive (> 1e-6), smallest {smallest_mu:.2e}")
@@ -428,8 +437,8 @@ assert all(a < b for a, b in zip(needed, needed[1:])) and needed[-1] >= 16 * nee
 n_train = 20
 lam_max = float(nh.eigenvalues(ntk_train)[0])
 lr_critical = 2 * n_train / lam_max
-print(f"λ_max = {lam_max:.2f} (largest eigenvalue of the analytic NTK on the 20 training inputs); "
-      f"critical learning rate 2n/λ_max = {lr_critical:.3f}")
+print(nh._("λ_max = {lam_max:.2f} (largest eigenvalue of the analytic NTK on the 20 training inputs); "
+           "critical learning rate 2n/λ_max = {critical:.3f}").format(lam_max=lam_max, critical=lr_critical))
 
 
 def draw_dynamics(width, learning_rate, steps):
@@ -441,19 +450,22 @@ def draw_dynamics(width, learning_rate, steps):
         record = nh.train(model, x_train, y_train, lr=learning_rate, steps=steps, x_eval=x_test,
                           record_every=max(steps, 1), track_kernels=False)
     except FloatingPointError as error:
-        print(f"the network diverged too: {error}")
+        print(nh._("the network diverged too: {error}").format(error=error))
         return
     own_end = float(nh.eigenvalues(nh.empirical_ntk(model, x_train))[0])
     formula = nh.linearized_dynamics(ntk_train, y_train, list(range(steps + 1)), lr=learning_rate,
                                      ntk_test_train=ntk_test, f0_train=f0_train, f0_test=f0_test,
                                      discrete=True, allow_unstable=True)
     ratio = learning_rate * lam_max / n_train
-    print(f"width {width}, lr {learning_rate:.2f}, {steps} steps: ηλ_max/n = {ratio:.2f} "
-          f"(critical lr {lr_critical:.2f}); network's own λ_max {own_start:.1f} → {own_end:.1f} "
-          f"(2n/η = {2 * n_train / learning_rate:.1f})")
+    print(nh._("width {width}, lr {lr:.2f}, {steps} steps: ηλ_max/n = {ratio:.2f} "
+               "(critical lr {critical:.2f}); network's own λ_max {start:.1f} → {end:.1f} "
+               "(2n/η = {limit:.1f})").format(
+        width=width, lr=learning_rate, steps=steps, ratio=ratio, critical=lr_critical, start=own_start,
+        end=own_end, limit=2 * n_train / learning_rate))
     fig, ax = plt.subplots()
     if steps == 0:
-        print("0 steps: nothing is trained yet; the network and the formula both show the initial outputs f₀")
+        print(nh._("0 steps: nothing is trained yet; the network and the formula both show the "
+                   "initial outputs f₀"))
     if learning_rate < lr_critical or steps == 0:
         ax.plot(angles_test, formula.test[-1], label="closed form (analytic NTK)")
         ax.plot(angles_test, record.outputs[-1], "--", label=f"network, width {width}")
@@ -461,8 +473,9 @@ def draw_dynamics(width, learning_rate, steps):
         ax.set_xlabel("angle (radians)")
         ax.set_ylabel(f"output after {steps} steps")
         gap = float((record.outputs[-1] - formula.test[-1]).abs().max())
-        status = "stable" if learning_rate < lr_critical else "before the first step"
-        print(f"{status}: max |network − formula| on the test angles {gap:.3f}")
+        status = nh._("stable") if learning_rate < lr_critical else nh._("before the first step")
+        print(nh._("{status}: max |network − formula| on the test angles {gap:.3f}").format(
+            status=status, gap=gap))
     else:
         formula_loss = 0.5 * ((formula.train - y_train) ** 2).mean(1)
         top = 1e4 * max(float(record.loss.max()), float(formula_loss[0]))  # keeps the network legible
@@ -477,12 +490,13 @@ def draw_dynamics(width, learning_rate, steps):
         ax.set_xlabel("gradient-descent step")
         ax.set_ylabel("training loss (log scale)")
         peak = int(record.loss.argmax())
-        print(f"unstable: the formula's top component grows ×{abs(1 - ratio):.2f} per step; the network's "
-              f"loss peaked at {float(record.loss[peak]):.3g} (step {peak}), "
-              f"final {float(record.loss[-1]):.3g}")
+        print(nh._("unstable: the formula's top component grows ×{factor:.2f} per step; the network's "
+                   "loss peaked at {peak:.3g} (step {step}), final {final:.3g}").format(
+            factor=abs(1 - ratio), peak=float(record.loss[peak]), step=peak, final=float(record.loss[-1])))
         if shown < steps + 1:
-            print(f"The closed form's loss grows without bound ({float(formula_loss[-1]):.3g} at step "
-                  f"{steps}); it is drawn only up to {top:.0e}, so that the network's curve stays visible.")
+            print(nh._("The closed form's loss grows without bound ({loss:.3g} at step {steps}); it is "
+                       "drawn only up to {top:.0e}, so that the network's curve stays visible.").format(
+                loss=float(formula_loss[-1]), steps=steps, top=top))
     ax.legend(**({} if learning_rate < lr_critical or steps == 0        # unstable: below, clear of the curves
                  else dict(loc="upper center", bbox_to_anchor=(0.5, -0.22))))
 

@@ -42,10 +42,11 @@ nh.plotting.use_style()
 
 # %%
 n = 40
-print(f"identity: {nh.effective_rank(torch.eye(n, dtype=torch.float64)):.1f}, "
-      f"all-ones: {nh.effective_rank(torch.ones(n, n, dtype=torch.float64)):.1f}, "
-      f"¾I + ¼11ᵀ (the deep ReLU NTK): "
-      f"{nh.effective_rank(0.75 * torch.eye(n, dtype=torch.float64) + 0.25):.2f}")
+print(nh._("identity: {identity:.1f}, all-ones: {ones:.1f}, "
+           "¾I + ¼11ᵀ (the deep ReLU NTK): {deep:.2f}").format(
+    identity=nh.effective_rank(torch.eye(n, dtype=torch.float64)),
+    ones=nh.effective_rank(torch.ones(n, n, dtype=torch.float64)),
+    deep=nh.effective_rank(0.75 * torch.eye(n, dtype=torch.float64) + 0.25)))
 
 # %% [markdown]
 # ## $r_\infty$ 定律（综述 §4.2）
@@ -79,6 +80,11 @@ cases = {
     "erf NTK": (nh.mlp(1, "erf", sigma_w=1.0), "ntk", 0.0),
     "ReLU NTK, inputs + 3": (nh.mlp(1), "ntk", 3.0),
 }
+case_names = {"ReLU NTK, 1 layer": nh._("ReLU NTK, 1 layer"),
+              "ReLU NTK, 50 layers": nh._("ReLU NTK, 50 layers"),
+              "ReLU NNGP, 50 layers": nh._("ReLU NNGP, 50 layers"),
+              "erf NTK": "erf NTK",                                # as printed
+              "ReLU NTK, inputs + 3": nh._("ReLU NTK, inputs + 3")}
 measured = {}
 for name, (arch, kind, offset) in cases.items():
     kernels = [getattr(arch.kernel(nh.sphere(n, d, seed=n) + offset), kind) for n in sizes]
@@ -87,7 +93,8 @@ for name, (arch, kind, offset) in cases.items():
 limits = {name: nh.effective_rank_limit(arch, d, kind=kind)
           for name, (arch, kind, offset) in cases.items() if offset == 0}
 for name, (raw, centered) in measured.items():
-    print(f"{name:>22}: r_eff {np.round(raw, 2)}   centered {np.round(centered, 1)}")
+    print(nh._("{name:>22}: r_eff {raw}   centered {centered}").format(
+        name=case_names[name], raw=np.round(raw, 2), centered=np.round(centered, 1)))
 
 # %%
 fig, ax = plt.subplots()
@@ -106,7 +113,7 @@ ax.legend(fontsize=9)
 plt.show()
 
 # %%
-print("r_inf:", {name: round(value, 2) for name, value in limits.items()})
+print("r_inf:", {case_names[name]: round(value, 2) for name, value in limits.items()})
 for name in limits:
     predicted = np.array([nh.effective_rank_finite(limits[name], n) for n in sizes])
     relative = np.abs(np.array(measured[name][0]) / predicted - 1)[1:]
@@ -147,8 +154,8 @@ for depth in depths_chaos:
                     "rms": math.sqrt(float(t_weights @ kappa ** 2)) / kappa_one,  # sqrt(E k(x,x')^2) / k(x,x)
                     "r_eff": [nh.effective_rank(arch.kernel(nh.sphere(n, d, seed=n)).ntk)
                               for n in sizes_chaos]}
-print(f"{'depth':>5} {'E k(x,x′)/k(x,x)':>17} {'rms k(x,x′)/k(x,x)':>19} {'r∞':>10}   "
-      f"r_eff at n = 50, 200, 800")
+depth_header, rank_header = nh._("depth"), nh._("r_eff at n = 50, 200, 800")
+print(f"{depth_header:>5} {'E k(x,x′)/k(x,x)':>17} {'rms k(x,x′)/k(x,x)':>19} {'r∞':>10}   {rank_header}")
 for depth, row in chaos.items():
     print(f"{depth:>5} {abs(row['mean']) + 0.0:>17.3f} {row['rms']:>19.4f} {row['r_inf']:>10.3g}   "
           f"{np.round(row['r_eff'], 1)}")
@@ -205,11 +212,13 @@ assert chaos[1]["r_inf"] < 30, (
 x = nh.sphere(200, d, seed=7) + 3.0
 K = nh.mlp(1).kernel(x).ntk
 lam = nh.eigenvalues(K)
-print(f"offset inputs: top eigenvalue {lam[0]:.0f}, next {lam[1]:.1f}; "
-      f"r_eff {nh.effective_rank(K):.2f} → centered {nh.effective_rank(K, centered=True):.1f}")
+print(nh._("offset inputs: top eigenvalue {top:.0f}, next {next:.1f}; "
+           "r_eff {raw:.2f} → centered {centered:.1f}").format(
+    top=lam[0], next=lam[1], raw=nh.effective_rank(K), centered=nh.effective_rank(K, centered=True)))
 top = torch.linalg.eigh(K).eigenvectors[:, -1]
 alignment = float(abs(top @ torch.ones(200, dtype=torch.float64)) / math.sqrt(200))
-print(f"|cos| between the top eigenvector and the constant vector: {alignment:.4f}")
+print(nh._("|cos| between the top eigenvector and the constant vector: {alignment:.4f}").format(
+    alignment=alignment))
 assert lam[0] > 20 * lam[1], (
     f"top eigenvalue should dwarf the next (> 20×): measured {lam[0]:.0f} vs {lam[1]:.1f}")
 assert alignment > 0.99, (
@@ -266,8 +275,9 @@ for n in sizes_bound:
                            "spread": float(spread.mean()), "train": train_residual,
                            "check": squared - spread - label_variance})  # mean 0 for independent labels
 print(f"Var(y) = {label_variance:.3f} (E y = {label_mean:.3f}), r∞ = {r_inf:.2f}")
-print(f"{'n':>5} {'√(r∞/n)':>8} {'random: test MSE':>17} {'Var(y) + spread':>16} {'C needed':>9} "
-      f"{'true: test MSE':>15}")
+random_header, spread_header = nh._("random: test MSE"), nh._("Var(y) + spread")
+needed_header, true_header = nh._("C needed"), nh._("true: test MSE")
+print(f"{'n':>5} {'√(r∞/n)':>8} {random_header:>17} {spread_header:>16} {needed_header:>9} {true_header:>15}")
 for n, random_row, true_row in zip(sizes_bound, rows["random labels"], rows["true labels"]):
     bound = math.sqrt(r_inf / n)
     print(f"{n:>5} {bound:>8.3f} {random_row['mse']:>10.3f} ± {random_row['se']:.3f} "
@@ -302,7 +312,7 @@ plt.show()
 # “Var(y) + spread”一列与实测误差在 1000 个测试点的抽样误差范围内相符（下面会检验）。
 
 # %%
-print(f"C = 10 fails beyond n = {100 * r_inf / label_variance ** 2:.0f}")
+print(nh._("C = 10 fails beyond n = {n:.0f}").format(n=100 * r_inf / label_variance ** 2))
 for n, row in zip(sizes_bound, rows["random labels"]):
     assert row["mse"] >= label_variance, (
         f"n = {n}: random-label test MSE should be ≥ Var(y) = {label_variance:.3f}, "
@@ -335,9 +345,11 @@ assert true_errors[-1] < 0.25 * true_errors[0], (
 # %%
 x_digits, *_ = nh.digits(300, 1, seed=0)
 flat = x_digits.flatten(1)
-for name, net in [("MLP NTK", nh.mlp(1)), ("ResNet NTK (8 blocks, α = 1/√8)", nh.resnet(8, alpha=8 ** -0.5))]:
+for name, net in [("MLP NTK", nh.mlp(1)),
+                  (nh._("ResNet NTK (8 blocks, α = 1/√8)"), nh.resnet(8, alpha=8 ** -0.5))]:
     K = net.kernel(flat).ntk
-    print(f"{name:>32}: r_eff {nh.effective_rank(K):.2f}, centered {nh.effective_rank(K, centered=True):.1f}")
+    print(nh._("{name:>32}: r_eff {raw:.2f}, centered {centered:.1f}").format(
+        name=name, raw=nh.effective_rank(K), centered=nh.effective_rank(K, centered=True)))
 K = nh.resnet(8, alpha=8 ** -0.5).kernel(flat).ntk
 raw_digits, centered_digits = nh.effective_rank(K), nh.effective_rank(K, centered=True)
 assert raw_digits < 3 and centered_digits > 15, (
@@ -395,14 +407,16 @@ def draw_rank(depth, activation, sigma_b):
     ax.set_ylabel("effective rank")
     ax.set_title(f"{activation}, depth {depth}, σ_b = {sigma_b:.2f}")
     ax.legend(fontsize=9)
-    print(f"{activation}, depth {depth}, σ_b = {sigma_b:.2f}: r∞ = {limit:.4g}, "
-          f"r_eff at n = 400: {raw[-1]:.2f}, centered: {centered[-1]:.1f}")
+    print(nh._("{activation}, depth {depth}, σ_b = {sigma_b:.2f}: r∞ = {limit:.4g}, "
+               "r_eff at n = 400: {raw:.2f}, centered: {centered:.1f}").format(
+        activation=activation, depth=depth, sigma_b=sigma_b, limit=limit, raw=raw[-1], centered=centered[-1]))
     if raw[-1] > 0.99 * small[-1]:
-        print("r_eff sits at its ceiling n: the off-diagonal entries have all but vanished (the chaotic "
-              "phase of lesson 02), so r∞ is huge and every finite r_eff(n) is close to n.")
+        print(nh._("r_eff sits at its ceiling n: the off-diagonal entries have all but vanished (the chaotic "
+                   "phase of lesson 02), so r∞ is huge and every finite r_eff(n) is close to n."))
     elif raw[-1] < 2:
-        print("r_eff near 1: one constant mode dominates the kernel (from the bias, or from the collapse of "
-              "a deep kernel); centering removes it, and the centered curve shows the rest.")
+        print(nh._("r_eff near 1: one constant mode dominates the kernel (from the bias, or from the "
+                   "collapse of a deep kernel); centering removes it, and the centered curve shows "
+                   "the rest."))
 
 
 # %% tags=["nbval-ignore-output"]
