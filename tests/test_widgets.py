@@ -22,3 +22,25 @@ def test_live_figure_redraws_when_a_control_moves():
     nh.widgets.live_figure(lambda depth: calls.append(depth), depth=depth)
     depth.value = 7
     assert calls == [2, 7], f"expected a redraw with the new value, got {calls}"
+
+
+def test_a_static_view_of_a_saved_lesson_shows_the_figure_at_the_starting_values():
+    """GitHub and nbviewer draw no widgets: the output also carries the first frame as a PNG, so the questions
+    under an explorer can be read there; a widget front end still shows the live widget (its own mime type)."""
+    import base64
+
+    import matplotlib.pyplot as plt
+
+    def draw(depth):
+        figure, axis = plt.subplots()
+        axis.plot(range(depth))
+
+    depth = nh.widgets.depth_slider(3)
+    box = nh.widgets.live_figure(draw, depth=depth)
+    bundle = box._repr_mimebundle_()
+    png = base64.b64decode(bundle["image/png"])
+    assert png.startswith(b"\x89PNG"), "expected a PNG of the first frame"
+    assert "application/vnd.jupyter.widget-view+json" in bundle, "the live widget must stay in the output"
+    depth.value = 9                                         # moving a slider does not replace the saved frame
+    assert box._repr_mimebundle_()["image/png"] == bundle["image/png"]
+    plt.close("all")

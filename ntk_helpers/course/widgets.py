@@ -6,6 +6,8 @@ Every lesson uses the same controls so that learners meet the same names everywh
 
 from __future__ import annotations
 
+import base64
+import io
 from typing import Callable
 
 import ipywidgets as widgets
@@ -50,18 +52,36 @@ def live_figure(draw: Callable[..., None], **controls) -> widgets.VBox:
     the last line of a cell so that Jupyter displays the returned box.
     """
 
+    first_frame: list[bytes] = []
+
     def redraw(**values):
         draw(**values)
+        if not first_frame and plt.get_fignums():           # the default setting, kept for static views
+            buffer = io.BytesIO()
+            plt.gcf().savefig(buffer, format="png", bbox_inches="tight")
+            first_frame.append(buffer.getvalue())
         plt.show()
 
     output = widgets.interactive_output(redraw, controls)
     row = widgets.HBox(list(controls.values()), layout=widgets.Layout(flex_flow="row wrap"))
-    return LiveFigure([row, output])
+    box = LiveFigure([row, output])
+    box.first_frame = first_frame[0] if first_frame else None
+    return box
 
 
 class LiveFigure(widgets.VBox):
-    """The box :func:`live_figure` returns. Where no widget can be drawn (a notebook opened before its cells
-    ran, a plain-text viewer), it reads as one line that says what to do, instead of a ``VBox(children=…)``."""
+    """The box :func:`live_figure` returns. Where no widget can be drawn (GitHub's or nbviewer's rendering of
+    a saved lesson, a notebook opened before its cells ran, a plain-text viewer), it shows the figure at the
+    controls' starting values (``image/png`` beside the widget view in the same output: a front end shows the
+    richest form it can) and one line that says how to move the sliders, instead of a ``VBox(children=…)``."""
+
+    first_frame: bytes | None = None
 
     def __repr__(self) -> str:
         return _("Sliders: run the cells above (Run → Run All Cells) to use them.")
+
+    def _repr_mimebundle_(self, **kwargs):
+        bundle = super()._repr_mimebundle_(**kwargs)
+        if bundle is not None and self.first_frame:
+            bundle["image/png"] = base64.b64encode(self.first_frame).decode("ascii")
+        return bundle
