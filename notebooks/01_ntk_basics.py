@@ -354,8 +354,9 @@ nh.widgets.live_figure(
 # With erf, $f$ at 270° goes **down** by almost as much as $f(x_i)$ goes up: the kernel there is $-0.97$ times
 # $\Theta(x_i, x_i)$. Erf is odd, so with its small bias the network is nearly odd, $f(-x)\approx -f(x)$, and
 # raising $f(x_i)$ lowers $f(-x_i)$. With ReLU the opposite input barely moves: its kernel value is about
-# $-2\,\%$ of $\Theta(x_i, x_i)$, the small dip near 270° in the idea picture ($-0.09$ against $3.9$). The
-# kernel, not the step, decides which inputs move together.
+# $-2\,\%$ of $\Theta(x_i, x_i)$ ($-0.09$ against $3.9$ at 270° in the idea picture, where the kernel climbs back
+# towards 0 between its minima about 140° either side of $x_i$). The kernel, not the step, decides which inputs
+# move together.
 #
 # </details>
 

@@ -11,8 +11,8 @@
 #   bounded (for ReLU with $\sigma_w^2 = 2$ it tends to $3e\,q_0$), and with $\alpha = 1/L$ the branches fade away;
 # - whether backpropagation stays bounded: why the product of block Jacobians $\prod_l (I + \alpha J_l)$ does for
 #   $\alpha = 1/\sqrt L$, and why it is still *not* the first-order formula $I + \alpha\sum_l J_l$;
-# - why $L$ blocks of branch scale $\alpha = 1/\sqrt L$ carry $O(1)$ of the NTK, not $O(\sqrt L)$: gradients of
-#   different blocks add in **squares**, so each block carries a share of order $\alpha^2$.
+# - why $L$ blocks of branch scale $\alpha$ all carry the same share of the NTK, and how that share scales with
+#   $\alpha$ and $L$.
 #
 # **Prerequisites:** lesson 02 (the NNGP $\Sigma$ and NTK $\Theta$ recursion of an MLP).
 
@@ -59,7 +59,7 @@ plt.show()
 # $x^{(l)} = x^{(l-1)} + \alpha\,g_l(x^{(l-1)})$ with the branch $g_l(x) = \frac{\sigma_w}{\sqrt m}W^{(l)}\phi(x)$,
 # and a linear readout $f = \frac{1}{\sqrt m}\,w^\top x^{(L)}$. All weights are drawn from $\mathcal N(0, 1)$
 # (the NTK parameterization of lesson 01). The readout has scale 1, not the $\sigma_w = \sqrt 2$ of lesson 02's
-# MLP: that readout reads $\phi(h)$, whose second moment the ReLU halves and $\sigma_w^2 = 2$ restores; this one
+# MLP. That readout reads $\phi(h)$, whose second moment the ReLU halves and $\sigma_w^2 = 2$ restores. This one
 # reads $x^{(L)}$ itself, so scale 1 already gives the output the variance $\Sigma^{(L)}$.
 #
 # The branch ends in the fresh, zero-mean weights $W^{(l)}$. So $\mathbb E[x^{(l-1)}_i\, g_l(x')_i] = 0$: the skip
@@ -71,8 +71,11 @@ plt.show()
 #   \Theta^{(l)} = \bigl(1 + \alpha^2\sigma_w^2\,\mathbb E[\phi'\phi']\bigr)\Theta^{(l-1)}
 #   + \alpha^2\sigma_w^2\,\mathbb E[\phi\phi]$$
 #
-# (Huang et al. 2020; Hayou et al. 2021). The $\Theta$ rule is the MLP's rule of lesson 02 times $\alpha^2$, plus
-# the $\Theta^{(l-1)}$ that the skip carries. In the package, one block is
+# (Huang et al. 2020; Hayou et al. 2021). The gradients split the same way. For a parameter $p$ below block $l$,
+# $\partial x^{(l)}/\partial p = \partial x^{(l-1)}/\partial p + \alpha\,\partial g_l/\partial p$: the cross term
+# of the two is again linear in the fresh, zero-mean $W^{(l)}$ and vanishes on average, so the squared gradients
+# add too. That gives the $\Theta$ rule: the MLP's rule of lesson 02 times $\alpha^2$, plus the $\Theta^{(l-1)}$
+# that the skip carries, plus (the last term) the gradients of the block's own weights $W^{(l)}$. In the package, one block is
 # `nh.residual(nh.relu(), nh.dense(), alpha=...)`, and `nh.resnet(L, alpha=...)` builds the whole network:
 
 # %%
@@ -95,12 +98,14 @@ print(nh.resnet(2, alpha=0.5))      # dense -> 2 x residual(relu, dense) -> dens
 # $$\Theta(x,x) = q_0\,(1+\gamma)^L\Bigl(2 + \frac{L\gamma}{1+\gamma}\Bigr).$$
 #
 # Below, the package's recursion for two inputs 17° apart, with $\sigma_w^2 = 2$ and $q_0 = 2$, for the three
-# scalings and up to 256 blocks.
+# scalings and up to 256 blocks. Note that at $L = 1$ all three scalings have $\alpha = 1$ ($1$, $1/\sqrt 1$ and
+# $1/1$): every curve below starts from the same network, with $\Theta/q_0 = 2^1(2 + 1/2) = 5$.
 
 # %%
 x = nh.pair_at_angle(math.radians(17), d=2)          # two inputs 17° apart, q₀ = σ_w² x·x/d = 2
 q0 = 2.0
-depths = [1, 2, 4, 8, 16, 32, 64, 128, 256]        # α = 1: Θ ~ 2^L; variances² overflow float64 near L = 500
+# α = 1: Θ ~ 2^L; the recursion multiplies two variances, a product that leaves float64 near L = 500
+depths = [1, 2, 4, 8, 16, 32, 64, 128, 256]
 scalings = course.SCALINGS                          # α as a function of L: 1, 1/√L, 1/L
 diagonal, correlation = {}, {}
 for name, alpha in scalings.items():
@@ -117,17 +122,20 @@ nh.check_close("Θ(x, x) of the recursion / the closed form, 3 scalings × 9 dep
 
 # %%
 fig, ax = plt.subplots()
-for name in scalings:
-    ax.semilogy(depths, diagonal[name] / q0, "o-", label=name)
+ax.semilogx(depths, np.log(diagonal["α = 1"] / q0) / depths, "o-", label="α = 1")
+ax.axhline(math.log(2), color="k", ls="--", lw=1, label="log 2 = 0.693")
+nh.plotting.width_ticks(ax, depths)
 ax.set_xlabel("number of residual blocks L")
-ax.set_ylabel("Θ(x, x) / q₀")
-ax.set_title(r"α = 1 grows like $2^L$ ($10^{79}$ at L = 256)")
+ax.set_ylabel("log(Θ(x, x) / q₀) / L")
+ax.set_title(nh._("α = 1: Θ grows by a factor of about 2 per block"))
 ax.legend()
 plt.show()
+print(nh._("α = 1, L = 256: Θ(x, x)/q₀ = {value:.3g}").format(value=diagonal["α = 1"][-1] / q0))
 
 # %% [markdown]
-# On a logarithmic axis, exponential growth is a straight line, and on that scale the two other scalings look
-# flat. Zoomed in, on a linear axis:
+# The figure plots $\log\Theta$ per block, because $\Theta$ itself reaches $1.5\cdot 10^{79}\,q_0$ at $L = 256$: with
+# $\alpha = 1$ the NTK grows exponentially. The two other scalings stay small, on a linear y-axis (the x-axis stays
+# logarithmic):
 
 # %%
 fig, ax = plt.subplots()
@@ -143,16 +151,28 @@ ax.legend()
 plt.show()
 
 # %% [markdown]
+# Both curves start at 5 because at $L = 1$ every scaling has $\alpha = 1$. The $\alpha = 1/L$ curve then falls,
+# because its branches fade as $L$ grows.
+#
+# **Why this matters.** Gradient descent is stable only for a learning rate $\eta < 2/\lambda_{\max}$ of the NTK
+# (lesson 01), and $\lambda_{\max}$ scales with $\Theta$. With $\alpha = 1$ the usable learning rate therefore
+# shrinks roughly like $2^{-L}$; with $\alpha = 1/\sqrt L$ it does not depend on depth. Practice keeps deep ResNets
+# trainable with the same idea, small branches at initialization: Fixup (Zhang et al. 2019) scales the branch
+# weights down with depth and zeroes each branch's last layer; SkipInit (De & Smith 2020) and ReZero (Bachlechner
+# et al. 2020) multiply each branch by a learned scalar that starts at or near 0; and batch normalization shrinks the
+# branches relative to the skip implicitly (De & Smith 2020). Lesson 05 takes up normalization.
+#
 # **Explain with the closed form.**
 #
-# 1. Why is the $\alpha = 1$ line straight, and what is its slope?
+# 1. Why does $\log(\Theta/q_0)/L$ for $\alpha = 1$ approach $\log 2$, and why from above?
 #
 # <details><summary>Answer</summary>
 #
 # With $\alpha = 1$ and $\sigma_w^2 = 2$, $\gamma = 1$: every block doubles both $\Sigma$ and the $\Theta$ carried
 # from below, so $\Theta = q_0\,2^L(2 + L/2)$. Its logarithm is $L\log 2$ plus the slowly growing
-# $\log(2 + L/2)$: a straight line of slope $\log 2 = 0.693$ per block on a logarithmic axis. Between $L = 32$ and
-# $64$, $\log\Theta$ rises by 0.713 per block, the extra 3 % coming from the factor $2 + L/2$.
+# $\log(2 + L/2)$, so $\log(\Theta/q_0)/L = \log 2 + \log(2 + L/2)/L$: the second term is positive and falls to
+# zero ($\log 5 = 1.609$ at $L = 1$, 0.712 at $L = 256$). Between $L = 32$ and $64$, $\log\Theta$ rises by 0.713
+# per block, 3 % above $\log 2$ because of the factor $2 + L/2$.
 #
 # </details>
 #
@@ -204,13 +224,21 @@ nh.check_close("σ_w² = 1, α = 1/√L, L = 256: Θ(x, x)/q₀ (the try-it cell
 nh.check_close("σ_w² = 1: recursion / closed form",
                at_one / course.closed_form_ntk(256, 1 / 16, 1.0, sigma_w2=1.0), 1.0, rtol=1e-10)
 nh.check_close("σ_w² = 1: the limit e^(σ_w²/2)(2 + σ_w²/2)", math.exp(0.5) * 2.5, 4.122, rtol=1e-4)
+nh.check_close("L = 1: Θ(x, x)/q₀ = 5 for all three scalings (α = 1)",
+               [diagonal[name][0] / q0 for name in scalings],
+               [5.0, 5.0, 5.0], rtol=1e-12)
+per_block = np.log(diagonal["α = 1"] / q0) / depths
+nh.check_close("α = 1: log(Θ/q₀)/L at L = 1 and 256 (1.609, 0.712)", per_block[[0, -1]], [1.609, 0.712],
+               atol=0.0005)
+nh.check_close("α = 1, L = 256: Θ(x, x)/q₀ (1.5·10^79)", diagonal["α = 1"][-1] / q0, 1.5e79, rtol=0.05)
 
 # %% [markdown]
 # ### The *normalized* kernel: does depth still change anything?
 #
 # Divide by the diagonal: $\Theta(x, x')/\Theta(x, x)$ for the two inputs 17° apart. In an MLP this correlation
 # decays with depth: the network forgets the angle (kernel collapse, lesson 02). The figure compares the three
-# scalings with a ReLU MLP of the same depth.
+# scalings with a ReLU MLP of the same depth: $L$ hidden layers, as `nh.mlp(L, "relu")` builds it, against $L$
+# residual blocks.
 
 # %%
 mlp_correlation = [float(k[0, 1] / k[0, 0]) for k in (nh.mlp(L, "relu").kernel(x).ntk for L in depths)]
@@ -225,6 +253,10 @@ ax.legend()
 plt.show()
 
 # %% [markdown]
+# All three ResNet curves start at 0.94, not at $\cos 17° = 0.956$: at $L = 1$ every scaling has $\alpha = 1$, and one
+# full-strength block already lowers the correlation a little. With $\alpha = 1/L$ the branches then fade and the
+# curve rises back towards the input layer's $\cos 17°$.
+#
 # **Explain.**
 #
 # 1. Every block of the $\alpha = 1$ network passes its input on through the skip. Why does it still forget the
@@ -247,12 +279,18 @@ plt.show()
 # With $\alpha = 1/L$ the branches' total weight $L\alpha^2 = 1/L$ vanishes and the kernel tends to the input
 # layer's, $\cos 17° = 0.956$. With $\alpha = 1/\sqrt L$ each block moves the correlation by a step of size
 # $\gamma = 1/L$ towards what an MLP layer would make of it, and $L$ such steps add up to a fixed, finite change:
-# the correlation settles at a depth-independent, non-degenerate value (0.916 from $L = 32$ on; Hayou et al. 2021).
+# the correlation settles at a depth-independent, non-degenerate value (0.916–0.917 from $L = 32$ on; Hayou et al. 2021).
 #
 # </details>
 
 # %% tags=["check"]
 last = correlation["α = 1/√L"][-4:]
+nh.check_close("L = 1: correlation 0.94 for all three scalings (α = 1)",
+               [correlation[name][0] for name in scalings],
+               [0.94] * 3, atol=0.005)
+nh.check_that("α = 1/L: the correlation rises from L = 1 to 256",
+              correlation["α = 1/L"][-1] > correlation["α = 1/L"][0],
+              measured=str(np.round(correlation["α = 1/L"][[0, -1]], 3)), expected="rising")
 nh.check_between("α = 1/√L: spread of the correlation over L = 32 … 256", last.max() - last.min(), 0, 0.002)
 nh.check_close("α = 1/√L: correlation at L = 256 (0.916)", correlation["α = 1/√L"][-1], 0.916, atol=0.0005)
 nh.check_close("α = 1: correlation at L = 256 (0.32)", correlation["α = 1"][-1], 0.32, atol=0.005)
@@ -290,13 +328,15 @@ for name, (each, mean) in finite.items():
 # fluctuate around the recursion's kernel (up to a bias of order 1/width).
 #
 # 1. **Explain.** On average, one network is furthest from the NTK with $\alpha = 1$ and closest with
-#    $\alpha = 1/L$. What could make a larger branch scale noisier?
+#    $\alpha = 1/L$. What could make a larger branch scale noisier? (Hint: at $L = 4$ the blocks carry 0.50 of
+#    $\Theta(x, x)$ for $\alpha = 1$, 0.29 for $\alpha = 1/\sqrt L$ and 0.11 for $\alpha = 1/L$; section 4.3.3
+#    derives these shares.)
 #
 # <details><summary>Answer</summary>
 #
-# A likely reason: the larger $\alpha$, the more of the kernel passes through the random blocks. At $L = 4$ the
-# blocks carry 0.50 of $\Theta(x, x)$ for $\alpha = 1$, 0.29 for $\alpha = 1/\sqrt L$ and 0.11 for $\alpha = 1/L$
-# (closed form, section 4.3.3), and each block's random weights add finite-width fluctuations of their own. The
+# A likely reason: the larger $\alpha$, the more of the kernel passes through the random blocks (0.50, 0.29 and
+# 0.11 of $\Theta(x, x)$ at $L = 4$, from the closed form of section 4.3.3). Each block's random hidden-to-hidden
+# weights add finite-width fluctuations of their own, on top of those of the input layer. The
 # ordering is one of averages: single networks overlap (the ranges printed above). For MLPs, Hanin & Nica (2020)
 # show that these fluctuations grow with the ratio of depth to width; Li, Nica & Roy (2021) study residual
 # networks when depth and width grow together.
@@ -304,11 +344,11 @@ for name, (each, mean) in finite.items():
 # </details>
 #
 # 2. **Predict, then try.** Set `width = 256` in the cell above and re-run it and the next. By what factor will
-#    one network's average error grow? (An average over $m$ random units fluctuates like $1/\sqrt m$.)
+#    one network's average error grow?
 #
 # <details><summary>Answer</summary>
 #
-# By about 2, since $\sqrt{1024/256} = 2$: at width 256 one network is 21.5 %, 14.7 % and 8.8 % off on average,
+# By about 2. An average over $m$ random units fluctuates like $1/\sqrt m$, and $\sqrt{1024/256} = 2$: at width 256 one network is 21.5 %, 14.7 % and 8.8 % off on average,
 # against 10.6 %, 8.1 % and 5.9 % at width 1024, ratios 2.0, 1.8 and 1.5. Eight seeds per width leave each ratio
 # uncertain by 0.2–0.4 (one standard error, from the spread of the 8 networks), so they cannot pin the law down
 # better than that.
@@ -350,8 +390,10 @@ nh.check_that("standard error of each ratio, from the 8 networks' spread (0.2–
 # With $\alpha = 1/\sqrt L$ the kernel stays bounded. Do the gradients? The gradient with respect to an early
 # block passes back through every block above it, and backpropagation through block $l$ multiplies by
 # $I + \alpha J_l$, where $J_l = \partial g_l/\partial x$ is the branch's Jacobian: a product of $L$ matrices.
-# Two questions: does that product stay bounded, and is it close to the simple picture in which each block adds its
-# own small effect, the first-order formula $I + \alpha\sum_l J_l$?
+# A common heuristic says that skips make gradients *add*: if each $\Delta_l = \alpha J_l$ is small,
+# $\prod_l(I + \Delta_l) \approx I + \sum_l \Delta_l$, so gradients flow additively instead of multiplicatively.
+# Two questions: does the product stay bounded, and is it close to that first-order formula
+# $I + \alpha\sum_l J_l$? We test both.
 #
 # For a ReLU branch $J_l = \frac{\sigma_w}{\sqrt m} W^{(l)} D_l$, with $D_l$ the diagonal matrix of the ReLU gates
 # that are open at $x^{(l-1)}$. The $J_l$ are not independent, because $D_l$ depends on the blocks below. What holds
@@ -369,7 +411,9 @@ nh.check_that("standard error of each ratio, from the 8 networks' spread (0.2–
 # $$\mathbb E\bigl\|\textstyle\prod_l(I + \alpha J_l)\,v\bigr\|^2 \approx (1 + \alpha^2 c)^L\,\|v\|^2 ,$$
 #
 # bounded ($\to e^c$) for $\alpha = 1/\sqrt L$. Expanding the product into a sum over subsets of blocks shows what
-# the first-order formula keeps. Terms with different subsets are uncorrelated (in the wide limit), and the
+# the first-order formula keeps. Terms with different subsets are uncorrelated (in the wide limit): a block in one
+# subset but not the other puts its fresh, zero-mean $W^{(l)}$ into only one of the two terms, so their product
+# averages to zero over $W^{(l)}$. The
 # $\binom Lk$ terms with $k$ factors each have mean square about $(\alpha^2 c)^k$. They sum to $(1+\alpha^2 c)^L$,
 # of which the first order keeps $1 + L\alpha^2 c$. Everything beyond it has the relative size
 #
@@ -397,23 +441,22 @@ print(nh._("first block of these networks: {fraction:.1%} of the gates open, so 
 
 # %%
 fig, ax = plt.subplots()
-for name, color in zip(scalings, PALETTE):
+for name, color in zip(scalings, PALETTE):          # first column of the legend: measured; second: predicted
     ax.loglog(block_counts, [p.beyond_first_order for p in measured[name]], "o", color=color,
               label=f"{name}: measured")
+for name, color in zip(scalings, PALETTE):
     ax.loglog(block_counts, predicted[name], "--", color=color, label=f"{name}: predicted r")
 nh.plotting.width_ticks(ax, block_counts)
 ax.set_xlabel("number of residual blocks L")
 ax.set_ylabel("‖∏(I+αJ) − (I+α∑J)‖ / ‖∏(I+αJ)‖")
-ax.set_title(nh._("Only α = 1/L makes the product first-order; at α = 1/√L half of it lies beyond"))
+ax.set_title(nh._("Of these scalings only α = 1/L is first-order; at α = 1/√L the first-order error is 0.5"))
 ax.legend(ncol=2, fontsize="small")
 plt.show()
 
 # %% [markdown]
-# The measured points sit a few percent off the prediction (at most 8 %). That is finite width. The prediction
-# takes the gain of a wide network, $c = 1$: exactly half of the gates open. At width 256 the open fraction misses
-# $\tfrac12$ by a few percent (51.2 % at the first block of these networks, so $c = 1.023$ there; $c$ is twice
-# the open fraction, so both miss by the same relative amount, 2.3 %), and the other blocks' gates and weights
-# scatter too. With $\alpha = 1$ the product's mean square grows like $2^L$ (within a factor of 3 of $2^L$ in
+# The measured points of this one network sit a few percent off the prediction (at most 8 %). That is finite width: the prediction
+# takes the wide network's gain $c = 1$ (half the gates open), while at width 256 the open fraction scatters
+# (51.2 % at the first block, printed above). With $\alpha = 1$ the product's mean square grows like $2^L$ (within a factor of 3 of $2^L$ in
 # these networks) and the first order keeps almost none of it.
 #
 # 1. **Explain.** Why does the $\alpha = 1/\sqrt L$ curve level off near 0.5, instead of falling like
@@ -435,7 +478,7 @@ plt.show()
 #
 # <details><summary>Answer</summary>
 #
-# About 0.16: now $L\alpha^2 c = 1/4$, so $r = \sqrt{1 - 1.25\,e^{-1/4}} = 0.162$ (the small-$L\alpha^2 c$ rule
+# About 0.16: now $L\alpha^2 c = 1/4$, so $r \approx \sqrt{1 - 1.25\,e^{-1/4}} = 0.163$ (0.162 at $L = 256$) (the small-$L\alpha^2 c$ rule
 # gives $1/(4\sqrt 2) = 0.177$), and the network measures 0.164. Halving $\alpha$ quarters $L\alpha^2 c$ and cuts
 # the part beyond first order by about three: the first-order formula is a good approximation only once
 # $L\alpha^2 c$ is well below 1.
@@ -527,7 +570,8 @@ plt.show()
 
 # %% [markdown]
 # Where does the rest of $\Theta$ come from? The closed form splits it between the input layer, all blocks
-# together and the readout; the dots are the finite networks' input layer plus blocks.
+# together and the readout; the dots are the finite networks' input layer plus blocks. (At $L = 1$, $\alpha = 1$
+# again: the single block carries $\frac{1/2}{2 + 1/2} = 0.2$.)
 
 # %%
 bar_depths = [1, 4, 16, 64, 256]
@@ -564,16 +608,19 @@ plt.show()
 #
 # </details>
 #
-# 2. **Predict, then try.** The next cell prints all blocks' share at $L = 4$ and $16$ for $\alpha = 1/\sqrt L$.
-#    Set `alpha_of = lambda L: 1.0` and re-run it: with $\alpha = 1$, do 16 blocks carry 16 times all of
-#    $\Theta$? What share do they carry?
+# 2. **Predict, then try.** The next cell prints, for $\alpha = 1/\sqrt L$ at $L = 4$ and $16$, the share of all
+#    blocks and of the first and the last block. Set `alpha_of = lambda L: 1.0` and re-run it. With $\alpha = 1$
+#    the signal doubles at every block on the way up, and the backward signal doubles at every block on the way
+#    down. At $L = 16$, which carries more of $\Theta$: block 1 or block 16? And all blocks together?
 #
 # <details><summary>Answer</summary>
 #
-# No: a share is a fraction of $\Theta$ and cannot pass 1. With $\alpha = 1$, $\gamma = 1$, each block carries
-# $\frac{1/2}{2 + L/2} = \frac{1}{L + 4}$, so all blocks together carry $L/(L + 4)$: 0.50 at $L = 4$ and 0.80 at
-# $L = 16$ (the finite networks measure 0.501 and 0.800). The blocks take almost all of a $\Theta$ that grows like
-# $2^L$.
+# Neither: they carry the same share. Block 1 sees the smallest forward signal but the largest backward one, block
+# 16 the reverse, and the products are equal (check-your-understanding question 3 says why). With $\alpha = 1$,
+# $\gamma = 1$, each block carries $\frac{1/2}{2 + L/2} = \frac{1}{L + 4}$, 0.050 at $L = 16$; the mean of the 8
+# finite networks gives 0.055 for block 1 and 0.050 for block 16, within their seed-to-seed scatter (one network
+# ranges from about 0.03 to 0.08). All blocks together carry $L/(L + 4)$: 0.50 at $L = 4$ and 0.80 at $L = 16$
+# (the finite networks measure 0.501 and 0.800). The blocks take almost all of a $\Theta$ that grows like $2^L$.
 #
 # </details>
 
@@ -586,6 +633,9 @@ for L in (4, 16):
                "(closed form {closed:.3f})").format(depth=L, alpha=alpha_of(L),
                                                      measured=np.mean([r.blocks.sum() for r in runs]),
                                                      closed=course.ntk_shares(L, alpha_of(L)).blocks))
+    print(nh._("    block 1 carries {first:.3f}, block {depth} {last:.3f} (closed form {closed:.3f} each)")
+          .format(first=np.mean([r.blocks[0] for r in runs]), depth=L,
+                  last=np.mean([r.blocks[-1] for r in runs]), closed=course.ntk_shares(L, alpha_of(L)).block))
 
 # %% tags=["check"]
 # one network's block total scatters by about 8 % at width 256 (16 seeds), the mean of 8 by about 3 %; 10 % is
@@ -613,16 +663,33 @@ at_alpha_one = [np.mean([course.block_shares(L, 1.0, inputs[0], width=256, seed=
                          for seed in range(8)]) for L in (4, 16)]
 nh.check_close("α = 1: all blocks' share at L = 4 and 16, mean of 8 networks (0.501, 0.800)", at_alpha_one,
                [0.501, 0.800], atol=0.0005)
+ends_at_one = [course.block_shares(16, 1.0, inputs[0], width=256, seed=seed).blocks[[0, -1]]
+               for seed in range(8)]
+nh.check_close("α = 1, L = 16: block 1 and block 16's share, mean of 8 networks (0.055, 0.050)",
+               np.mean(ends_at_one, axis=0), [0.055, 0.050], atol=0.0005)
+ends_at_one = np.array(ends_at_one)
+nh.check_that("α = 1, L = 16: one network's share of block 1 or 16 (about 0.03 to 0.08)",
+              ((0.025 <= ends_at_one) & (ends_at_one <= 0.085)).all(),
+              measured=f"{ends_at_one.min():.3f} … {ends_at_one.max():.3f}", expected="0.025 … 0.085")
+nh.check_close("α = 1, L = 16: each block's share, closed form 1/(L + 4)", course.ntk_shares(16, 1.0).block,
+               0.05, rtol=1e-12)
+nh.check_close("α = 1, L = 1: the single block's share (0.2)", course.ntk_shares(1, 1.0).block, 0.2,
+               rtol=1e-12)
 
 # %% [markdown]
 # ## Explore
 #
 # The explorer draws the normalized NTK $\Theta(x, x')/\Theta(x, x)$ against the angle between two inputs: at
 # depth $L$ (dark), at half that depth (dashed), for one block (faint; at $L = 1$ every scaling has $\alpha = 1$),
-# and the linear kernel $\cos\theta$ (dotted). Its title says in one sentence what depth did to the kernel (when
-# it gives a change, that is from $L/2$ to $L$ blocks); the line below it gives $\Theta(x, x)$ and the values at
-# 3°, 90° and 180°. The activations are those with a closed-form kernel (ReLU, erf, GELU), so a redraw is quick
-# even at 200 blocks.
+# and the linear kernel $\cos\theta$ (dotted). Its title says in one sentence what depth did to the kernel; a
+# change it quotes is the largest change from $L/2$ to $L$ blocks. The line below the figure gives
+# $\Theta(x, x)$ and the values at 3°, 90° and 180°. The activations are those with a closed-form kernel (ReLU,
+# erf, GELU), so a redraw is quick even at 200 blocks. First the default setting, $L = 16$, $\alpha = 1/\sqrt L$,
+# ReLU, drawn once so that it shows even before the sliders run:
+
+# %%
+course.draw_normalized_ntk(16, "α = 1/√L", "relu")
+plt.show()
 
 # %% tags=["nbval-ignore-output"]
 nh.widgets.live_figure(course.draw_normalized_ntk, depth=nh.widgets.depth_slider(16, max=200),
@@ -632,14 +699,14 @@ nh.widgets.live_figure(course.draw_normalized_ntk, depth=nh.widgets.depth_slider
 # %% [markdown]
 # **Predict, then check.**
 #
-# 1. Keep $\alpha = 1/\sqrt L$ and ReLU. How different will the curves at $L = 16$ and $L = 200$ be? Predict,
-#    then move the depth slider.
+# 1. Keep $\alpha = 1/\sqrt L$ and ReLU. At $L = 16$ the value at 90° is 0.186. Move the depth to 200: will it
+#    change by more or less than 0.01? Predict, then move the slider.
 #
 # <details><summary>Answer</summary>
 #
-# Almost the same. At $L = 50$ the title says that 25 → 50 blocks change the kernel by 0.005 at most, and the
-# value at 90° moves only from 0.186 ($L = 16$) to 0.191 ($L = 200$). With $\alpha = 1/\sqrt L$ the kernel
-# converges to a depth-independent limit.
+# Less: it moves only to 0.191. At $L = 16$ the title's change (up to 0.02 from 8 to 16 blocks) is already small;
+# at $L = 50$ the title says that 25 → 50 blocks change the kernel by about 0.005, and that it has settled. With
+# $\alpha = 1/\sqrt L$ the kernel converges to a depth-independent limit.
 #
 # </details>
 #
@@ -657,7 +724,9 @@ nh.widgets.live_figure(course.draw_normalized_ntk, depth=nh.widgets.depth_slider
 #
 # 3. Switch to erf. Before you look: what will the normalized NTK be at 90° and at 180°, at any depth and
 #    scaling? (erf is odd, $\operatorname{erf}(-u) = -\operatorname{erf}(u)$, and these networks have no bias.)
-#    Then choose $\alpha = 1$ and move the depth from 16 to 50: what happens to inputs only 3° apart?
+#    Then choose $\alpha = 1$ and move the depth from 16 to 50: what happens to inputs only 3° apart? (Hint:
+#    $\operatorname{erf}'(u) = \frac{2}{\sqrt\pi}e^{-u^2}$ is a narrow bump, and with $\alpha = 1$ the
+#    pre-activations grow block after block.)
 #
 # <details><summary>Answer</summary>
 #
@@ -672,8 +741,10 @@ nh.widgets.live_figure(course.draw_normalized_ntk, depth=nh.widgets.depth_slider
 # With $\alpha = 1$ the value at 3° falls from 0.733 at $L = 16$ to 0.031 at $L = 50$: even near neighbours become
 # nearly uncorrelated. $\Sigma$ grows by up to $\sigma_w^2 = 2$ per block (since $\operatorname{erf}^2 \le 1$), so
 # the pre-activations grow large, while $\operatorname{erf}'(u) = \frac{2}{\sqrt\pi}e^{-u^2}$ stays a bump of
-# width about 1. Then $\mathbb E[\phi'(u)\phi'(v)]$ is much larger when $u = \pm v$ (that is, $x' = \pm x$) than
-# for any other $x'$, each block's factor $1 + \alpha^2\sigma_w^2\,\mathbb E[\phi'\phi']$ favours the diagonal,
+# width about 1. So $\phi'(u)\phi'(v)$ is sizeable only where $u$ and $v$ are both near 0. When $u = \pm v$
+# (that is, $x' = \pm x$) the two land there together whenever $u$ does; when $u$ and $v$ are less than perfectly
+# correlated and have a large variance, both near 0 at once is much rarer. So $\mathbb E[\phi'(u)\phi'(v)]$ is
+# much larger at $x' = \pm x$ than for any other $x'$, each block's factor $1 + \alpha^2\sigma_w^2\,\mathbb E[\phi'\phi']$ favours the diagonal,
 # and over many blocks the diagonal outgrows every other entry.
 #
 # </details>
@@ -692,6 +763,9 @@ half_change = float((course.normalized_ntk(50, "α = 1/√L", "relu")[1]
                      - course.normalized_ntk(25, "α = 1/√L", "relu")[1]).abs().max())
 nh.check_between("α = 1/√L, ReLU: largest change of the kernel from 25 to 50 blocks (0.005)", half_change,
                  0.0045, 0.0055)
+nh.check_that("α = 1/√L, ReLU, L = 16: the title quotes a change of up to 0.02 (8 → 16 blocks)",
+              "0.02" in course.describe(16, "α = 1/√L", "relu"),
+              measured=course.describe(16, "α = 1/√L", "relu"), expected="… 0.02 …")
 nh.check_that("α = 1/√L, ReLU, L = 50: the title says the kernel has settled",
               "0.005" in course.describe(50, "α = 1/√L", "relu"),
               measured=course.describe(50, "α = 1/√L", "relu"), expected="… 0.005 …")
@@ -700,8 +774,16 @@ nh.check_close("α = 1, ReLU: normalized NTK at 3°, L = 16, 100, 200 (0.940, 0.
 nh.check_close("α = 1, ReLU, L = 200: normalized NTK at 90° and 180° (about 0.27)",
                [explorer(200, "α = 1", "relu", 90), explorer(200, "α = 1", "relu", 180)], [0.27, 0.27],
                atol=0.006)
+def reshaping_title(L):
+    """The explorer's title for α = 1, ReLU, L blocks if depth still reshapes the kernel (either language)."""
+    change = float((course.normalized_ntk(L, "α = 1", "relu")[1]
+                    - course.normalized_ntk(L // 2, "α = 1", "relu")[1]).abs().max())
+    return nh._("{half} → {depth} blocks still reshape the kernel (by up to {change:.2f})").format(
+        half=L // 2, depth=L, change=change)
+
+
 nh.check_that("α = 1, ReLU: the title says depth still reshapes the kernel at L = 16, 50, 100, 200",
-              all("still reshape" in course.describe(L, "α = 1", "relu") for L in (16, 50, 100, 200)))
+              all(course.describe(L, "α = 1", "relu") == reshaping_title(L) for L in (16, 50, 100, 200)))
 erf_ends = [explorer(L, s, "erf", a) for s in scalings for L in (1, 16, 50, 200) for a in (90, 180)]
 nh.check_close("erf: normalized NTK at 90° and 180° (0 and −1), 3 scalings × 4 depths", erf_ends,
                [0.0, -1.0] * 12, atol=1e-6)
@@ -749,8 +831,8 @@ nh.check_close("α = 1, erf: normalized NTK at 3°, L = 16 and 50 (0.733, 0.031)
 #
 # Bounded growth needs the mean square $(1 + \alpha^2 c)^L$ to stay bounded: it tends to $e^c$ for
 # $\alpha = 1/\sqrt L$. The first-order formula needs the terms with two or more factors to be small, that is
-# $L\alpha^2 c \ll 1$; at $\alpha = 1/\sqrt L$, $L\alpha^2 c = c$ and half the product lies beyond first order
-# ($r \to \sqrt{1 - 2/e} \approx 0.51$ for $c = 1$).
+# $L\alpha^2 c \ll 1$; at $\alpha = 1/\sqrt L$, $L\alpha^2 c = c$ and the first-order formula is off by about half
+# the product's norm ($r \to \sqrt{1 - 2/e} \approx 0.51$ for $c = 1$).
 #
 # </details>
 #
@@ -812,7 +894,8 @@ nh.check_close("question 5: α = 1/L, L = 200, ReLU: largest gap to cos θ (belo
 # $\mathbb E\|\prod_l(I + \alpha J_l)v\|^2 \approx (1 + \alpha^2 c)^L\|v\|^2$. The first-order formula needs
 # $L\alpha^2 c \ll 1$, e.g. $\alpha = 1/L$ (for worst-case, aligned $\Delta_l$ of norm $\delta$ the remainder is
 # bounded only by $(1+\delta)^L - 1 - L\delta$, which needs $L\delta \ll 1$). At $\alpha = 1/\sqrt L$ the product
-# is bounded, but half of it lies beyond first order. [errata A14](../ERRATA.md#a14)
+# is bounded, but the first-order formula is off by about half the product's norm ($r \approx 0.51$; the
+# first-order part holds $2/e \approx 74\,\%$ of the mean square). [errata A14](../ERRATA.md#a14)
 #
 # </details>
 #

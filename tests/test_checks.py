@@ -1,19 +1,14 @@
 """The lessons' one-line checks (ntk_helpers.course.checks) and the printed text's catalog (course.messages)."""
 
 import math
-import sys
 from pathlib import Path
 
-import nbformat
 import numpy as np
 import pytest
 
 import ntk_helpers as nh
 from ntk_helpers.course import language, messages
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-import build_notebooks  # noqa: E402
 
 
 def test_a_close_value_passes_with_one_line_naming_the_claim(capsys):
@@ -104,15 +99,3 @@ def test_the_shipped_catalog_parses_as_babel_reads_it():
     with messages.CATALOG.open("rb") as handle:
         babel = {m.id: m.string for m in read_po(handle) if m.id and m.string and not m.fuzzy}
     assert messages.read_catalog(messages.CATALOG) == babel, "the stdlib reader and Babel disagree on the catalog"
-
-
-def test_check_cells_start_collapsed_and_are_skipped_by_the_slides():
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# Title"),
-                                         nbformat.v4.new_code_cell("nh.check_that('x', True)",
-                                                                   metadata={"tags": ["check"]}),
-                                         nbformat.v4.new_code_cell("plt.show()")])
-    build_notebooks.add_slide_metadata(nb)
-    build_notebooks.collapse_checks(nb)
-    assert nb.cells[1].metadata["jupyter"] == {"source_hidden": True}
-    assert nb.cells[1].metadata["slideshow"]["slide_type"] == "skip"
-    assert "jupyter" not in nb.cells[2].metadata

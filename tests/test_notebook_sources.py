@@ -10,6 +10,7 @@ from pathlib import Path
 import jupytext
 import nbformat
 import pytest
+from conftest import load_tool
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
@@ -112,3 +113,15 @@ def test_saved_widget_state_is_written_as_jupyterlab_writes_it(source):
 
     whole = list(floats(state))
     assert not whole, f"{source.stem}: whole numbers stored as floats at {whole[:3]}: rebuild with build_notebooks.py"
+
+
+def test_check_cells_start_collapsed_and_are_skipped_by_the_slides():
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# Title"),
+                                         nbformat.v4.new_code_cell("nh.check_that('x', True)",
+                                                                   metadata={"tags": ["check"]}),
+                                         nbformat.v4.new_code_cell("plt.show()")])
+    load_tool("build_notebooks").add_slide_metadata(nb)
+    load_tool("build_notebooks").collapse_checks(nb)
+    assert nb.cells[1].metadata["jupyter"] == {"source_hidden": True}
+    assert nb.cells[1].metadata["slideshow"]["slide_type"] == "skip"
+    assert "jupyter" not in nb.cells[2].metadata

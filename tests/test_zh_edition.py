@@ -194,7 +194,8 @@ def text_outputs(cell) -> dict:
 
 
 #: A number as printed: sign, digits, decimals, exponent (the "2" of a "χ²" or a "4.1.1" counts, in both texts alike).
-NUMBER = re.compile(r"[-+−]?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
+#: A sign counts only where no letter or digit precedes it ("depth-2" holds the number 2, not -2).
+NUMBER = re.compile(r"(?:(?<![\w.])[-+])?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
 
 
 def printed_numbers(cell) -> list[str]:
@@ -359,7 +360,7 @@ def test_titles_axis_labels_and_legend_entries_are_translated(chinese):
 def test_templates_translate_labels_built_from_numbers_and_names(chinese):
     assert title_of("depth 3, dilation 1, stride 2: 8 output units") == "深度 3，扩张 1，步长 2：8 个输出单元"
     assert title_of("output after 350 steps") == "350 步之后的输出"
-    assert title_of("tanh: q* = 0, vanishing variance") == "tanh：q* = 0，方差消失", "a name inside a template"
+    assert title_of("NNGP, depth 10") == "NNGP，深度 10", "a name inside a template"
     assert title_of("mup: weight change (slope 0.02)") == "μP：权重的变化（斜率 0.02）", "templates nest"
 
 
@@ -367,7 +368,7 @@ def test_mathematics_numbers_and_kept_names_stay_as_they_are(chinese):
     for label in [r"$\Theta(x, x')$ at $L = 3$", "0.25", "−1.5", r"$\mathdefault{10^{2}}$", "σ_w² = 2", "relu",
                   "NTK  Θ(x,x′)/Θ(x,x)", "r_eff, n = 50", "tanh: log χ₁"]:
         assert title_of(label) == label
-    assert title_of(r"NTK $\Theta(x_i,x_j)$ (normalized)") == r"NTK $\Theta(x_i,x_j)$（归一化）", "math kept inside"
+    assert title_of(r"entries $\Theta(x_i,x_j)$") == r"矩阵元 $\Theta(x_i,x_j)$", "math kept inside"
     assert not chinese.untranslated() & {"relu", "r_eff, n = 50", "tanh: log χ₁"}
 
 

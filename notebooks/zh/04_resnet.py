@@ -11,8 +11,7 @@
 #   （对 $\sigma_w^2 = 2$ 的 ReLU 趋于 $3e\,q_0$）；取 $\alpha = 1/L$ 时各分支的作用逐渐消失；
 # - 反向传播是否保持有界：为什么块雅可比矩阵的乘积 $\prod_l (I + \alpha J_l)$ 在 $\alpha = 1/\sqrt L$ 时有界，
 #   而它却仍然*不*等于一阶公式 $I + \alpha\sum_l J_l$；
-# - 为什么分支缩放因子为 $\alpha = 1/\sqrt L$ 的 $L$ 个块合起来只占 NTK 的 $O(1)$，而不是 $O(\sqrt L)$：
-#   不同块的梯度按**平方**相加，所以每个块所占的份额是 $\alpha^2$ 的量级。
+# - 为什么分支缩放因子为 $\alpha$ 的 $L$ 个块在 NTK 中所占的份额都相同，以及这个份额如何随 $\alpha$ 和 $L$ 变化。
 #
 # **预备知识：** 第 02 课（MLP 的 NNGP $\Sigma$ 与 NTK $\Theta$ 的递归）。
 
@@ -55,8 +54,8 @@ plt.show()
 # 网络先有一个输入层 $x^{(0)} = \frac{\sigma_w}{\sqrt d}W^{(0)}x$，再接 $L$ 个残差块
 # $x^{(l)} = x^{(l-1)} + \alpha\,g_l(x^{(l-1)})$，其中分支为 $g_l(x) = \frac{\sigma_w}{\sqrt m}W^{(l)}\phi(x)$，
 # 最后接线性读出层 $f = \frac{1}{\sqrt m}\,w^\top x^{(L)}$。所有权重都从 $\mathcal N(0, 1)$ 中抽取（即第 01 课的 NTK 参数化）。
-# 读出层的尺度为 1，而不是第 02 课 MLP 中的 $\sigma_w = \sqrt 2$：那里的读出层读取的是 $\phi(h)$，ReLU 使它的二阶矩减半，
-# 再由 $\sigma_w^2 = 2$ 补回来；这里的读出层直接读取 $x^{(L)}$，所以尺度 1 就已经使输出的方差等于 $\Sigma^{(L)}$。
+# 读出层的尺度为 1，而不是第 02 课 MLP 中的 $\sigma_w = \sqrt 2$。那里的读出层读取的是 $\phi(h)$，ReLU 使它的二阶矩减半，
+# 再由 $\sigma_w^2 = 2$ 补回来。这里的读出层直接读取 $x^{(L)}$，所以尺度 1 就已经使输出的方差等于 $\Sigma^{(L)}$。
 #
 # 分支的末端是一组新的、零均值的权重 $W^{(l)}$。因此 $\mathbb E[x^{(l-1)}_i\, g_l(x')_i] = 0$：跳连与分支互不相关，
 # 两者之和的协方差等于各自协方差之和。沿用第 02 课的高斯期望记号，$\mathbb E[\phi\phi] = \mathbb E[\phi(u)\phi(v)]$，
@@ -66,8 +65,10 @@ plt.show()
 #   \Theta^{(l)} = \bigl(1 + \alpha^2\sigma_w^2\,\mathbb E[\phi'\phi']\bigr)\Theta^{(l-1)}
 #   + \alpha^2\sigma_w^2\,\mathbb E[\phi\phi]$$
 #
-# （Huang et al. 2020；Hayou et al. 2021）。$\Theta$ 的规则就是第 02 课中 MLP 的规则乘以 $\alpha^2$，
-# 再加上跳连带下来的 $\Theta^{(l-1)}$。在本软件包中，一个块写作 `nh.residual(nh.relu(), nh.dense(), alpha=...)`，
+# （Huang et al. 2020；Hayou et al. 2021）。梯度也以同样的方式拆开。对第 $l$ 个块以下的参数 $p$，
+# $\partial x^{(l)}/\partial p = \partial x^{(l-1)}/\partial p + \alpha\,\partial g_l/\partial p$：两者的交叉项同样关于
+# 新抽取的零均值权重 $W^{(l)}$ 是线性的，平均为零，所以梯度的平方也直接相加。由此得到 $\Theta$ 的规则：
+# 第 02 课中 MLP 的规则乘以 $\alpha^2$，加上跳连带下来的 $\Theta^{(l-1)}$，再加上（最后一项）该块自身权重 $W^{(l)}$ 的梯度。在本软件包中，一个块写作 `nh.residual(nh.relu(), nh.dense(), alpha=...)`，
 # 而 `nh.resnet(L, alpha=...)` 构建整个网络：
 
 # %%
@@ -88,12 +89,14 @@ print(nh.resnet(2, alpha=0.5))      # dense -> 2 x residual(relu, dense) -> dens
 #
 # $$\Theta(x,x) = q_0\,(1+\gamma)^L\Bigl(2 + \frac{L\gamma}{1+\gamma}\Bigr).$$
 #
-# 下面是本软件包对两个相隔 17° 的输入（$\sigma_w^2 = 2$，$q_0 = 2$）计算的递归结果，涵盖三种缩放，最多 256 个块。
+# 下面是本软件包对两个相隔 17° 的输入（$\sigma_w^2 = 2$，$q_0 = 2$）计算的递归结果，涵盖三种缩放，最多 256 个块。注意在 $L = 1$ 时三种缩放都有 $\alpha = 1$（$1$、$1/\sqrt 1$ 和 $1/1$）：
+# 下面每条曲线都从同一个网络出发，$\Theta/q_0 = 2^1(2 + 1/2) = 5$。
 
 # %%
 x = nh.pair_at_angle(math.radians(17), d=2)          # two inputs 17° apart, q₀ = σ_w² x·x/d = 2
 q0 = 2.0
-depths = [1, 2, 4, 8, 16, 32, 64, 128, 256]        # α = 1: Θ ~ 2^L; variances² overflow float64 near L = 500
+# α = 1: Θ ~ 2^L; the recursion multiplies two variances, a product that leaves float64 near L = 500
+depths = [1, 2, 4, 8, 16, 32, 64, 128, 256]
 scalings = course.SCALINGS                          # α as a function of L: 1, 1/√L, 1/L
 diagonal, correlation = {}, {}
 for name, alpha in scalings.items():
@@ -110,16 +113,19 @@ nh.check_close("Θ(x, x) of the recursion / the closed form, 3 scalings × 9 dep
 
 # %%
 fig, ax = plt.subplots()
-for name in scalings:
-    ax.semilogy(depths, diagonal[name] / q0, "o-", label=name)
+ax.semilogx(depths, np.log(diagonal["α = 1"] / q0) / depths, "o-", label="α = 1")
+ax.axhline(math.log(2), color="k", ls="--", lw=1, label="log 2 = 0.693")
+nh.plotting.width_ticks(ax, depths)
 ax.set_xlabel("number of residual blocks L")
-ax.set_ylabel("Θ(x, x) / q₀")
-ax.set_title(r"α = 1 grows like $2^L$ ($10^{79}$ at L = 256)")
+ax.set_ylabel("log(Θ(x, x) / q₀) / L")
+ax.set_title(nh._("α = 1: Θ grows by a factor of about 2 per block"))
 ax.legend()
 plt.show()
+print(nh._("α = 1, L = 256: Θ(x, x)/q₀ = {value:.3g}").format(value=diagonal["α = 1"][-1] / q0))
 
 # %% [markdown]
-# 在对数坐标轴上，指数增长是一条直线；在这个尺度下，另外两种缩放看起来是平的。放大来看，纵轴改用线性刻度：
+# 图中画的是每个块平均的 $\log\Theta$，因为 $\Theta$ 本身在 $L = 256$ 时达到 $1.5\cdot 10^{79}\,q_0$：
+# 取 $\alpha = 1$ 时 NTK 随深度指数增长。另外两种缩放则一直很小，下面用线性纵轴来画（横轴仍是对数的）：
 
 # %%
 fig, ax = plt.subplots()
@@ -135,16 +141,25 @@ ax.legend()
 plt.show()
 
 # %% [markdown]
+# 两条曲线都从 5 出发，因为在 $L = 1$ 时每种缩放都有 $\alpha = 1$。随后 $\alpha = 1/L$ 的曲线下降，因为随着 $L$ 增大，
+# 它的各分支逐渐消失。
+#
+# **为什么这很重要。** 只有当学习率 $\eta < 2/\lambda_{\max}$ 时梯度下降才稳定（第 01 课），而 NTK 的 $\lambda_{\max}$
+# 与 $\Theta$ 成正比。因此取 $\alpha = 1$ 时，可用的学习率大致按 $2^{-L}$ 缩小；取 $\alpha = 1/\sqrt L$ 时则与深度无关。
+# 实践中让深层 ResNet 保持可训练，靠的也是同一个想法——初始化时让分支很小：Fixup（Zhang et al. 2019）随深度缩小分支权重，
+# 并把每个分支的最后一层置零；SkipInit（De & Smith 2020）和 ReZero（Bachlechner et al. 2020）给每个分支乘上一个可学习的
+# 标量，其初值为 0 或接近 0；批归一化则隐式地让分支相对于跳连变小（De & Smith 2020）。第 05 课会讨论归一化。
+#
 # **用闭式来解释。**
 #
-# 1. 为什么 $\alpha = 1$ 的那条线是直线？它的斜率是多少？
+# 1. 为什么 $\alpha = 1$ 时 $\log(\Theta/q_0)/L$ 趋于 $\log 2$？为什么是从上方趋近？
 #
 # <details><summary>答案</summary>
 #
 # 取 $\alpha = 1$、$\sigma_w^2 = 2$ 时 $\gamma = 1$：每个块都把 $\Sigma$ 和从下面带上来的 $\Theta$ 翻一倍，所以
-# $\Theta = q_0\,2^L(2 + L/2)$。它的对数等于 $L\log 2$ 加上增长缓慢的 $\log(2 + L/2)$：在对数坐标轴上，
-# 这是一条斜率为每个块 $\log 2 = 0.693$ 的直线。在 $L = 32$ 与 $64$ 之间，$\log\Theta$ 每个块上升 0.713，
-# 多出的 3 % 来自因子 $2 + L/2$。
+# $\Theta = q_0\,2^L(2 + L/2)$。它的对数等于 $L\log 2$ 加上增长缓慢的 $\log(2 + L/2)$，所以
+# $\log(\Theta/q_0)/L = \log 2 + \log(2 + L/2)/L$：第二项为正，并逐渐降到零（$L = 1$ 时为 $\log 5 = 1.609$，
+# $L = 256$ 时为 0.712）。在 $L = 32$ 与 $64$ 之间，$\log\Theta$ 每个块上升 0.713，因子 $2 + L/2$ 使它比 $\log 2$ 高出 3 %。
 #
 # </details>
 #
@@ -193,12 +208,19 @@ nh.check_close("σ_w² = 1, α = 1/√L, L = 256: Θ(x, x)/q₀ (the try-it cell
 nh.check_close("σ_w² = 1: recursion / closed form",
                at_one / course.closed_form_ntk(256, 1 / 16, 1.0, sigma_w2=1.0), 1.0, rtol=1e-10)
 nh.check_close("σ_w² = 1: the limit e^(σ_w²/2)(2 + σ_w²/2)", math.exp(0.5) * 2.5, 4.122, rtol=1e-4)
+nh.check_close("L = 1: Θ(x, x)/q₀ = 5 for all three scalings (α = 1)",
+               [diagonal[name][0] / q0 for name in scalings],
+               [5.0, 5.0, 5.0], rtol=1e-12)
+per_block = np.log(diagonal["α = 1"] / q0) / depths
+nh.check_close("α = 1: log(Θ/q₀)/L at L = 1 and 256 (1.609, 0.712)", per_block[[0, -1]], [1.609, 0.712],
+               atol=0.0005)
+nh.check_close("α = 1, L = 256: Θ(x, x)/q₀ (1.5·10^79)", diagonal["α = 1"][-1] / q0, 1.5e79, rtol=0.05)
 
 # %% [markdown]
 # ### *归一化*的核：深度还会改变什么吗？
 #
 # 除以对角线：考虑两个相隔 17° 的输入的 $\Theta(x, x')/\Theta(x, x)$。在 MLP 中，这个相关系数随深度衰减：
-# 网络忘掉了夹角（核退化，见第 02 课）。下图把三种缩放与同样深度的 ReLU MLP 作比较。
+# 网络忘掉了夹角（核退化，见第 02 课）。下图把三种缩放与同样深度的 ReLU MLP 作比较：$L$ 个隐藏层（即 `nh.mlp(L, "relu")` 构建的网络）对 $L$ 个残差块。
 
 # %%
 mlp_correlation = [float(k[0, 1] / k[0, 0]) for k in (nh.mlp(L, "relu").kernel(x).ntk for L in depths)]
@@ -213,6 +235,9 @@ ax.legend()
 plt.show()
 
 # %% [markdown]
+# 三条 ResNet 曲线都从 0.94 出发，而不是从 $\cos 17° = 0.956$：在 $L = 1$ 时每种缩放都有 $\alpha = 1$，
+# 一个全强度的块已经让相关系数降低了一点。取 $\alpha = 1/L$ 时各分支随后逐渐消失，曲线又回升到输入层的 $\cos 17°$。
+#
 # **解释一下。**
 #
 # 1. 在 $\alpha = 1$ 的网络中，每个块都通过跳连把输入传下去。为什么它仍然几乎像 MLP 一样忘掉夹角？
@@ -233,12 +258,18 @@ plt.show()
 # 取 $\alpha = 1/L$ 时，各分支的总权重 $L\alpha^2 = 1/L$ 趋于零，核趋于输入层的核，$\cos 17° = 0.956$。
 # 取 $\alpha = 1/\sqrt L$ 时，每个块把相关系数朝一个 MLP 层会给出的值移动一步，步长为 $\gamma = 1/L$；
 # $L$ 步加起来是一个固定的、有限的变化：相关系数稳定在一个与深度无关、不退化的值上
-# （从 $L = 32$ 起为 0.916；Hayou et al. 2021）。
+# （从 $L = 32$ 起为 0.916–0.917；Hayou et al. 2021）。
 #
 # </details>
 
 # %% tags=["check"]
 last = correlation["α = 1/√L"][-4:]
+nh.check_close("L = 1: correlation 0.94 for all three scalings (α = 1)",
+               [correlation[name][0] for name in scalings],
+               [0.94] * 3, atol=0.005)
+nh.check_that("α = 1/L: the correlation rises from L = 1 to 256",
+              correlation["α = 1/L"][-1] > correlation["α = 1/L"][0],
+              measured=str(np.round(correlation["α = 1/L"][[0, -1]], 3)), expected="rising")
 nh.check_between("α = 1/√L: spread of the correlation over L = 32 … 256", last.max() - last.min(), 0, 0.002)
 nh.check_close("α = 1/√L: correlation at L = 256 (0.916)", correlation["α = 1/√L"][-1], 0.916, atol=0.0005)
 nh.check_close("α = 1: correlation at L = 256 (0.32)", correlation["α = 1"][-1], 0.32, atol=0.005)
@@ -275,22 +306,22 @@ for name, (each, mean) in finite.items():
 # （另有一个量级为 1/宽度 的偏差）。
 #
 # 1. **解释一下。** 平均而言，$\alpha = 1$ 时单个网络离 NTK 最远，$\alpha = 1/L$ 时最近。为什么更大的分支缩放因子会让波动更大？
+#    （提示：$L = 4$ 时，全部块在 $\Theta(x, x)$ 中所占的份额为：$\alpha = 1$ 时 0.50，$\alpha = 1/\sqrt L$ 时 0.29，
+#    $\alpha = 1/L$ 时 0.11；4.3.3 节会推导这些份额。）
 #
 # <details><summary>答案</summary>
 #
-# 一个可能的原因：$\alpha$ 越大，核中经过随机块的部分就越多。$L = 4$ 时，全部块合起来在 $\Theta(x, x)$ 中所占的份额为：
-# $\alpha = 1$ 时 0.50，$\alpha = 1/\sqrt L$ 时 0.29，$\alpha = 1/L$ 时 0.11（闭式，见 4.3.3 节），
-# 而每个块的随机权重都会带来它自己的有限宽波动。这个排序是平均意义上的：单个网络之间有重叠（见上面打印的范围）。
+# 一个可能的原因：$\alpha$ 越大，核中经过随机块的部分就越多（$L = 4$ 时占 $\Theta(x, x)$ 的 0.50、0.29 和 0.11，
+# 由 4.3.3 节的闭式给出）。每个块中隐藏层到隐藏层的随机权重，都会在输入层的波动之外带来它自己的有限宽波动。这个排序是平均意义上的：单个网络之间有重叠（见上面打印的范围）。
 # 对 MLP，Hanin & Nica (2020) 证明了这种波动随深度与宽度之比增大；Li, Nica & Roy (2021) 研究了深度和宽度一起增长时的残差网络。
 #
 # </details>
 #
 # 2. **先预测，再动手试。** 在上面的单元格中设 `width = 256`，重新运行它和下一个单元格。单个网络的平均误差会增大到几倍？
-#    （对 $m$ 个随机单元取平均，波动按 $1/\sqrt m$ 变化。）
 #
 # <details><summary>答案</summary>
 #
-# 约 2 倍，因为 $\sqrt{1024/256} = 2$：宽度为 256 时，单个网络平均偏离 21.5 %、14.7 % 和 8.8 %，
+# 约 2 倍。对 $m$ 个随机单元取平均，波动按 $1/\sqrt m$ 变化，而 $\sqrt{1024/256} = 2$：宽度为 256 时，单个网络平均偏离 21.5 %、14.7 % 和 8.8 %，
 # 而宽度为 1024 时为 10.6 %、8.1 % 和 5.9 %，比值为 2.0、1.8 和 1.5。每种宽度只有 8 个种子，
 # 每个比值的不确定度为 0.2–0.4（一个标准误，由 8 个网络的波动估计），所以无法把这个规律确定得更精确。
 #
@@ -330,8 +361,9 @@ nh.check_that("standard error of each ratio, from the 8 networks' spread (0.2–
 #
 # 取 $\alpha = 1/\sqrt L$ 时核保持有界。梯度呢？对较早的块求梯度时，信号要反向穿过它上面的每一个块，
 # 而反向传播经过第 $l$ 个块时要乘以 $I + \alpha J_l$，其中 $J_l = \partial g_l/\partial x$ 是该分支的雅可比矩阵：
-# 这是 $L$ 个矩阵的乘积。两个问题：这个乘积是否保持有界？它是否接近“每个块各自加上一点小影响”的简单图景，
-# 即一阶公式 $I + \alpha\sum_l J_l$？
+# 这是 $L$ 个矩阵的乘积。一种常见的启发式说法是：跳连让梯度*相加*——如果每个 $\Delta_l = \alpha J_l$ 都很小，那么
+# $\prod_l(I + \Delta_l) \approx I + \sum_l \Delta_l$，梯度以相加而不是相乘的方式传播。两个问题：这个乘积是否保持有界？
+# 它是否接近这个一阶公式 $I + \alpha\sum_l J_l$？我们来检验这两点。
 #
 # 对 ReLU 分支，$J_l = \frac{\sigma_w}{\sqrt m} W^{(l)} D_l$，其中 $D_l$ 是在 $x^{(l-1)}$ 处处于打开状态的 ReLU 门组成的对角矩阵。
 # 各 $J_l$ 并不相互独立，因为 $D_l$ 依赖于下面的各个块。成立的是：$W^{(l)}$ 是新抽取的。给定第 $l$ 个块以下的一切，
@@ -348,7 +380,8 @@ nh.check_that("standard error of each ratio, from the 8 networks' spread (0.2–
 # $$\mathbb E\bigl\|\textstyle\prod_l(I + \alpha J_l)\,v\bigr\|^2 \approx (1 + \alpha^2 c)^L\,\|v\|^2 ,$$
 #
 # 它在 $\alpha = 1/\sqrt L$ 时有界（$\to e^c$）。把乘积展开成对所有块子集的求和，就能看出一阶公式保留了什么。
-# 不同子集对应的项互不相关（在宽网络极限下），而含 $k$ 个因子的 $\binom Lk$ 项，每一项的均方都约为 $(\alpha^2 c)^k$。
+# 不同子集对应的项互不相关（在宽网络极限下）：一个只属于其中一个子集的块，只把它新抽取的零均值 $W^{(l)}$ 放进两项中的一项，
+# 所以两项之积对 $W^{(l)}$ 取平均为零。含 $k$ 个因子的 $\binom Lk$ 项，每一项的均方都约为 $(\alpha^2 c)^k$。
 # 它们加起来是 $(1+\alpha^2 c)^L$，一阶部分只保留了其中的 $1 + L\alpha^2 c$。一阶以外的全部项的相对大小为
 #
 # $$r = \sqrt{1 - \frac{1 + L\alpha^2 c}{(1+\alpha^2 c)^L}} \;\approx\; \frac{L\alpha^2 c}{\sqrt 2}
@@ -375,21 +408,21 @@ print(nh._("first block of these networks: {fraction:.1%} of the gates open, so 
 
 # %%
 fig, ax = plt.subplots()
-for name, color in zip(scalings, PALETTE):
+for name, color in zip(scalings, PALETTE):          # first column of the legend: measured; second: predicted
     ax.loglog(block_counts, [p.beyond_first_order for p in measured[name]], "o", color=color,
               label=f"{name}: measured")
+for name, color in zip(scalings, PALETTE):
     ax.loglog(block_counts, predicted[name], "--", color=color, label=f"{name}: predicted r")
 nh.plotting.width_ticks(ax, block_counts)
 ax.set_xlabel("number of residual blocks L")
 ax.set_ylabel("‖∏(I+αJ) − (I+α∑J)‖ / ‖∏(I+αJ)‖")
-ax.set_title(nh._("Only α = 1/L makes the product first-order; at α = 1/√L half of it lies beyond"))
+ax.set_title(nh._("Of these scalings only α = 1/L is first-order; at α = 1/√L the first-order error is 0.5"))
 ax.legend(ncol=2, fontsize="small")
 plt.show()
 
 # %% [markdown]
-# 测得的点与预测相差几个百分点（最多 8 %）。这是有限宽度的效应。预测用的是宽网络的增益 $c = 1$：恰好一半的门打开。
-# 宽度为 256 时，打开的比例与 $\tfrac12$ 相差几个百分点（这些网络第一个块中有 51.2 % 的门打开，所以那里 $c = 1.023$；
-# $c$ 是打开比例的两倍，所以两者的相对偏差相同，都是 2.3 %），其他块的门和权重也有波动。取 $\alpha = 1$ 时，
+# 这一个网络测得的点与预测相差几个百分点（最多 8 %）。这是有限宽度的效应：预测用的是宽网络的增益 $c = 1$（一半的门打开），
+# 而宽度为 256 时打开的比例有波动（第一个块中为 51.2 %，见上面的输出）。取 $\alpha = 1$ 时，
 # 乘积的均方按 $2^L$ 增长（在这些网络中与 $2^L$ 相差不到 3 倍），而一阶部分几乎一点也没有保留。
 #
 # 1. **解释一下。** 为什么 $\alpha = 1/\sqrt L$ 的曲线趋于平稳在 0.5 附近，而不是像 $\alpha = 1/L$ 那样下降，
@@ -410,7 +443,7 @@ plt.show()
 #
 # <details><summary>答案</summary>
 #
-# 约为 0.16：现在 $L\alpha^2 c = 1/4$，所以 $r = \sqrt{1 - 1.25\,e^{-1/4}} = 0.162$
+# 约为 0.16：现在 $L\alpha^2 c = 1/4$，所以 $r \approx \sqrt{1 - 1.25\,e^{-1/4}} = 0.163$（$L = 256$ 时为 0.162）
 # （小 $L\alpha^2 c$ 时的近似式给出 $1/(4\sqrt 2) = 0.177$），网络测得 0.164。把 $\alpha$ 减半使 $L\alpha^2 c$
 # 变为四分之一，一阶以外的部分约缩小到三分之一：只有当 $L\alpha^2 c$ 远小于 1 时，一阶公式才是好的近似。
 #
@@ -500,7 +533,7 @@ ax.legend()
 plt.show()
 
 # %% [markdown]
-# $\Theta$ 的其余部分从哪里来？闭式把它分给输入层、全部块合起来以及读出层；圆点是有限宽网络中输入层与各块的份额之和。
+# $\Theta$ 的其余部分从哪里来？闭式把它分给输入层、全部块合起来以及读出层；圆点是有限宽网络中输入层与各块的份额之和。（$L = 1$ 时同样 $\alpha = 1$：唯一的块占 $\frac{1/2}{2 + 1/2} = 0.2$。）
 
 # %%
 bar_depths = [1, 4, 16, 64, 256]
@@ -536,14 +569,16 @@ plt.show()
 #
 # </details>
 #
-# 2. **先预测，再动手试。** 下一个单元格打印 $\alpha = 1/\sqrt L$ 时 $L = 4$ 和 $16$ 的全部块的份额。
-#    设 `alpha_of = lambda L: 1.0` 并重新运行：取 $\alpha = 1$ 时，16 个块会占全部 $\Theta$ 的 16 倍吗？
-#    它们占多大份额？
+# 2. **先预测，再动手试。** 下一个单元格打印 $\alpha = 1/\sqrt L$ 时 $L = 4$ 和 $16$ 的全部块的份额，以及第一个块和最后一个块的份额。
+#    设 `alpha_of = lambda L: 1.0` 并重新运行。取 $\alpha = 1$ 时，信号在向上传播时每经过一个块翻一倍，
+#    反向信号在向下传播时也每经过一个块翻一倍。在 $L = 16$ 时，第 1 个块和第 16 个块哪个在 $\Theta$ 中占得更多？全部块合起来呢？
 #
 # <details><summary>答案</summary>
 #
-# 不会：份额是 $\Theta$ 的一个比例，不可能超过 1。取 $\alpha = 1$ 时 $\gamma = 1$，每个块占
-# $\frac{1/2}{2 + L/2} = \frac{1}{L + 4}$，所以全部块合起来占 $L/(L + 4)$：$L = 4$ 时为 0.50，$L = 16$ 时为 0.80
+# 一样多：它们所占的份额相同。第 1 个块看到的前向信号最小，但反向信号最大；第 16 个块正好相反，两者的乘积相等
+# （“检验你的理解”第 3 题说明了原因）。取 $\alpha = 1$ 时 $\gamma = 1$，每个块占
+# $\frac{1/2}{2 + L/2} = \frac{1}{L + 4}$，$L = 16$ 时为 0.050；8 个有限宽网络的平均给出第 1 个块 0.055、第 16 个块 0.050，
+# 都在种子之间的波动范围之内（单个网络约在 0.03 到 0.08 之间）。全部块合起来占 $L/(L + 4)$：$L = 4$ 时为 0.50，$L = 16$ 时为 0.80
 # （有限宽网络测得 0.501 和 0.800）。这些块占去了一个按 $2^L$ 增长的 $\Theta$ 的几乎全部。
 #
 # </details>
@@ -557,6 +592,9 @@ for L in (4, 16):
                "(closed form {closed:.3f})").format(depth=L, alpha=alpha_of(L),
                                                      measured=np.mean([r.blocks.sum() for r in runs]),
                                                      closed=course.ntk_shares(L, alpha_of(L)).blocks))
+    print(nh._("    block 1 carries {first:.3f}, block {depth} {last:.3f} (closed form {closed:.3f} each)")
+          .format(first=np.mean([r.blocks[0] for r in runs]), depth=L,
+                  last=np.mean([r.blocks[-1] for r in runs]), closed=course.ntk_shares(L, alpha_of(L)).block))
 
 # %% tags=["check"]
 # one network's block total scatters by about 8 % at width 256 (16 seeds), the mean of 8 by about 3 %; 10 % is
@@ -584,15 +622,31 @@ at_alpha_one = [np.mean([course.block_shares(L, 1.0, inputs[0], width=256, seed=
                          for seed in range(8)]) for L in (4, 16)]
 nh.check_close("α = 1: all blocks' share at L = 4 and 16, mean of 8 networks (0.501, 0.800)", at_alpha_one,
                [0.501, 0.800], atol=0.0005)
+ends_at_one = [course.block_shares(16, 1.0, inputs[0], width=256, seed=seed).blocks[[0, -1]]
+               for seed in range(8)]
+nh.check_close("α = 1, L = 16: block 1 and block 16's share, mean of 8 networks (0.055, 0.050)",
+               np.mean(ends_at_one, axis=0), [0.055, 0.050], atol=0.0005)
+ends_at_one = np.array(ends_at_one)
+nh.check_that("α = 1, L = 16: one network's share of block 1 or 16 (about 0.03 to 0.08)",
+              ((0.025 <= ends_at_one) & (ends_at_one <= 0.085)).all(),
+              measured=f"{ends_at_one.min():.3f} … {ends_at_one.max():.3f}", expected="0.025 … 0.085")
+nh.check_close("α = 1, L = 16: each block's share, closed form 1/(L + 4)", course.ntk_shares(16, 1.0).block,
+               0.05, rtol=1e-12)
+nh.check_close("α = 1, L = 1: the single block's share (0.2)", course.ntk_shares(1, 1.0).block, 0.2,
+               rtol=1e-12)
 
 # %% [markdown]
 # ## 动手探索
 #
 # 交互探索画出归一化 NTK $\Theta(x, x')/\Theta(x, x)$ 随两个输入之间夹角的变化：深度为 $L$ 时（深色）、
 # 深度减半时（虚线）、只有一个块时（淡色；在 $L = 1$ 时每种缩放都有 $\alpha = 1$），以及线性核
-# $\cos\theta$（点线）。图的标题用一句话说明深度对核做了什么（如果给出变化量，那是从 $L/2$ 个块到 $L$ 个块的变化）；
-# 标题下方的一行给出 $\Theta(x, x)$ 以及 3°、90° 和 180° 处的值。这里只提供核有闭式表达式的激活函数（ReLU、erf、GELU），
-# 所以即使有 200 个块，重新作图也很快。
+# $\cos\theta$（点线）。图的标题用一句话说明深度对核做了什么；标题中给出的变化量，是从 $L/2$ 个块到 $L$ 个块的最大变化。
+# 图下方的一行给出 $\Theta(x, x)$ 以及 3°、90° 和 180° 处的值。这里只提供核有闭式表达式的激活函数（ReLU、erf、GELU），
+# 所以即使有 200 个块，重新作图也很快。先画一次默认设置（$L = 16$、$\alpha = 1/\sqrt L$、ReLU），这样即使滑块还没运行也能看到它：
+
+# %%
+course.draw_normalized_ntk(16, "α = 1/√L", "relu")
+plt.show()
 
 # %% tags=["nbval-ignore-output"]
 nh.widgets.live_figure(course.draw_normalized_ntk, depth=nh.widgets.depth_slider(16, max=200),
@@ -602,12 +656,13 @@ nh.widgets.live_figure(course.draw_normalized_ntk, depth=nh.widgets.depth_slider
 # %% [markdown]
 # **先预测，再验证。**
 #
-# 1. 保持 $\alpha = 1/\sqrt L$ 和 ReLU。$L = 16$ 与 $L = 200$ 时的曲线会相差多少？先预测，再拖动深度滑块。
+# 1. 保持 $\alpha = 1/\sqrt L$ 和 ReLU。$L = 16$ 时 90° 处的值为 0.186。把深度调到 200：它的变化会大于还是小于 0.01？
+#    先预测，再拖动滑块。
 #
 # <details><summary>答案</summary>
 #
-# 几乎一样。在 $L = 50$ 时，标题显示从 25 个块到 50 个块最多只让核改变 0.005；
-# 90° 处的值只从 0.186（$L = 16$）变到 0.191（$L = 200$）。取 $\alpha = 1/\sqrt L$ 时，核收敛到一个与深度无关的极限。
+# 小于 0.01：它只变到 0.191。在 $L = 16$ 时，标题给出的变化（从 8 个块到 16 个块最多 0.02）已经很小；
+# 在 $L = 50$ 时，标题显示从 25 个块到 50 个块只让核改变约 0.005，核已经稳定。取 $\alpha = 1/\sqrt L$ 时，核收敛到一个与深度无关的极限。
 #
 # </details>
 #
@@ -623,7 +678,8 @@ nh.widgets.live_figure(course.draw_normalized_ntk, depth=nh.widgets.depth_slider
 #
 # 3. 换成 erf。先别看：在任何深度和缩放下，90° 和 180° 处的归一化 NTK 会是多少？
 #    （erf 是奇函数，$\operatorname{erf}(-u) = -\operatorname{erf}(u)$，而这些网络没有偏置。）
-#    然后选 $\alpha = 1$，把深度从 16 调到 50：只相差 3° 的两个输入会怎样？
+#    然后选 $\alpha = 1$，把深度从 16 调到 50：只相差 3° 的两个输入会怎样？（提示：
+#    $\operatorname{erf}'(u) = \frac{2}{\sqrt\pi}e^{-u^2}$ 是一个窄峰，而取 $\alpha = 1$ 时预激活一个块接一个块地增大。）
 #
 # <details><summary>答案</summary>
 #
@@ -637,8 +693,9 @@ nh.widgets.live_figure(course.draw_normalized_ntk, depth=nh.widgets.depth_slider
 #
 # 取 $\alpha = 1$ 时，3° 处的值从 $L = 16$ 时的 0.733 降到 $L = 50$ 时的 0.031：连很近的相邻输入也变得几乎不相关。
 # $\Sigma$ 每个块最多增加 $\sigma_w^2 = 2$（因为 $\operatorname{erf}^2 \le 1$），所以预激活变得很大，
-# 而 $\operatorname{erf}'(u) = \frac{2}{\sqrt\pi}e^{-u^2}$ 始终是一个宽度约为 1 的峰。于是 $\mathbb E[\phi'(u)\phi'(v)]$
-# 在 $u = \pm v$（即 $x' = \pm x$）时远大于其他任何 $x'$ 处，每个块的因子 $1 + \alpha^2\sigma_w^2\,\mathbb E[\phi'\phi']$
+# 而 $\operatorname{erf}'(u) = \frac{2}{\sqrt\pi}e^{-u^2}$ 始终是一个宽度约为 1 的峰。所以只有当 $u$ 和 $v$ 都接近 0 时，
+# $\phi'(u)\phi'(v)$ 才不小。当 $u = \pm v$（即 $x' = \pm x$）时，只要 $u$ 落到那里，$v$ 就一起落到那里；当 $u$ 和 $v$
+# 并非完全相关且方差很大时，两者同时接近 0 就罕见得多。因此 $\mathbb E[\phi'(u)\phi'(v)]$ 在 $x' = \pm x$ 时远大于其他任何 $x'$ 处，每个块的因子 $1 + \alpha^2\sigma_w^2\,\mathbb E[\phi'\phi']$
 # 都偏向对角线，经过许多块之后，对角线元素就远远超过其他所有元素。
 #
 # </details>
@@ -657,6 +714,9 @@ half_change = float((course.normalized_ntk(50, "α = 1/√L", "relu")[1]
                      - course.normalized_ntk(25, "α = 1/√L", "relu")[1]).abs().max())
 nh.check_between("α = 1/√L, ReLU: largest change of the kernel from 25 to 50 blocks (0.005)", half_change,
                  0.0045, 0.0055)
+nh.check_that("α = 1/√L, ReLU, L = 16: the title quotes a change of up to 0.02 (8 → 16 blocks)",
+              "0.02" in course.describe(16, "α = 1/√L", "relu"),
+              measured=course.describe(16, "α = 1/√L", "relu"), expected="… 0.02 …")
 nh.check_that("α = 1/√L, ReLU, L = 50: the title says the kernel has settled",
               "0.005" in course.describe(50, "α = 1/√L", "relu"),
               measured=course.describe(50, "α = 1/√L", "relu"), expected="… 0.005 …")
@@ -665,8 +725,16 @@ nh.check_close("α = 1, ReLU: normalized NTK at 3°, L = 16, 100, 200 (0.940, 0.
 nh.check_close("α = 1, ReLU, L = 200: normalized NTK at 90° and 180° (about 0.27)",
                [explorer(200, "α = 1", "relu", 90), explorer(200, "α = 1", "relu", 180)], [0.27, 0.27],
                atol=0.006)
+def reshaping_title(L):
+    """The explorer's title for α = 1, ReLU, L blocks if depth still reshapes the kernel (either language)."""
+    change = float((course.normalized_ntk(L, "α = 1", "relu")[1]
+                    - course.normalized_ntk(L // 2, "α = 1", "relu")[1]).abs().max())
+    return nh._("{half} → {depth} blocks still reshape the kernel (by up to {change:.2f})").format(
+        half=L // 2, depth=L, change=change)
+
+
 nh.check_that("α = 1, ReLU: the title says depth still reshapes the kernel at L = 16, 50, 100, 200",
-              all("still reshape" in course.describe(L, "α = 1", "relu") for L in (16, 50, 100, 200)))
+              all(course.describe(L, "α = 1", "relu") == reshaping_title(L) for L in (16, 50, 100, 200)))
 erf_ends = [explorer(L, s, "erf", a) for s in scalings for L in (1, 16, 50, 200) for a in (90, 180)]
 nh.check_close("erf: normalized NTK at 90° and 180° (0 and −1), 3 scalings × 4 depths", erf_ends,
                [0.0, -1.0] * 12, atol=1e-6)
@@ -712,7 +780,7 @@ nh.check_close("α = 1, erf: normalized NTK at 3°, L = 16 and 50 (0.733, 0.031)
 #
 # 有界增长只要求均方 $(1 + \alpha^2 c)^L$ 保持有界：取 $\alpha = 1/\sqrt L$ 时它趋于 $e^c$。
 # 一阶公式则要求含两个及以上因子的项都很小，即 $L\alpha^2 c \ll 1$；在 $\alpha = 1/\sqrt L$ 时 $L\alpha^2 c = c$，
-# 乘积的一半落在一阶以外（对 $c = 1$，$r \to \sqrt{1 - 2/e} \approx 0.51$）。
+# 一阶公式的误差约为乘积范数的一半（对 $c = 1$，$r \to \sqrt{1 - 2/e} \approx 0.51$）。
 #
 # </details>
 #
@@ -772,7 +840,8 @@ nh.check_close("question 5: α = 1/L, L = 200, ReLU: largest gap to cos θ (belo
 # $\mathbb E\|\prod_l(I + \alpha J_l)v\|^2 \approx (1 + \alpha^2 c)^L\|v\|^2$。一阶公式则需要
 # $L\alpha^2 c \ll 1$，例如 $\alpha = 1/L$（在最坏情形下，即各 $\Delta_l$ 方向一致、范数均为 $\delta$ 时，
 # 余项只能以 $(1+\delta)^L - 1 - L\delta$ 为上界，这要求 $L\delta \ll 1$）。在 $\alpha = 1/\sqrt L$ 时乘积有界，
-# 但它的一半落在一阶以外。[勘误 A14](../../ERRATA.zh.md#a14)
+# 但一阶公式的误差约为乘积范数的一半（$r \approx 0.51$；一阶部分占均方的
+# $2/e \approx 74\,\%$）。[勘误 A14](../../ERRATA.zh.md#a14)
 #
 # </details>
 #

@@ -24,6 +24,7 @@ KEEP = frozenset({
 LABELS = {
     # sliders and dropdowns (ntk_helpers.course.widgets and the lessons)
     "depth": "深度",
+    "seed": "种子",
     "width": "宽度",
     "activation": "激活函数",
     "sigma_w": "σ_w",
@@ -101,7 +102,6 @@ LABELS = {
 
     # 04 ResNet
     "number of residual blocks L": "残差块数 L",
-    r"α = 1 grows like $2^L$ ($10^{79}$ at L = 256)": r"α = 1 按 $2^L$ 增长（L = 256 时为 $10^{79}$）",
     "3e (limit of α = 1/√L)": "3e（α = 1/√L 的极限）",
     "2 (limit of α = 1/L)": "2（α = 1/L 的极限）",
     "Θ(x, x′) / Θ(x, x), 17° apart": "Θ(x, x′) / Θ(x, x)，相隔 17°",
