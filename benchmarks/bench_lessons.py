@@ -37,7 +37,7 @@ def run_all(path: Path) -> float:
 def main(argv: list[str]) -> None:
     load = "--load" in argv
     names = [a for a in argv if not a.startswith("--")]
-    lessons = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    lessons = sorted((ROOT / "notebooks").glob("[0-9][0-9]*_*.ipynb"))
     if names:
         lessons = [p for p in lessons if any(p.stem.startswith(n) for n in names)]
     burner = None

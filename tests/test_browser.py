@@ -265,7 +265,7 @@ def test_static_site_works_offline(static_site, tmp_path):
         page.goto(f"{static_site}/index.html")
         typeset()
         rows = page.locator("table.ntk-lessons tbody tr")
-        lessons = sorted(p.stem for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+        lessons = sorted(p.stem for p in (ROOT / "notebooks").glob("[0-9][0-9]*_*.ipynb"))
         expect(rows).to_have_count(len(lessons))
         expect(page.locator("table.ntk-lessons .MathJax").first).to_be_visible()   # "$r_\infty$" in 08's row
         page.screenshot(path=str(tmp_path / "index.png"), full_page=True)

@@ -14,13 +14,13 @@ from conftest import load_tool
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
-SOURCES = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.py"))
+SOURCES = sorted(NOTEBOOKS.glob("[0-9][0-9]*_*.py"))
 EXERCISE_SOURCES = sorted((ROOT / "solutions").glob("*/ex*.py"))
 
 
 def test_every_lesson_has_both_files():
     assert SOURCES, "no lesson sources found"
-    assert {p.stem for p in SOURCES} == {p.stem for p in NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")}
+    assert {p.stem for p in SOURCES} == {p.stem for p in NOTEBOOKS.glob("[0-9][0-9]*_*.ipynb")}
 
 
 @pytest.mark.parametrize("source", SOURCES + EXERCISE_SOURCES, ids=lambda p: p.stem)

@@ -16,7 +16,7 @@ import pytest
 from conftest import load_tool
 
 ROOT = Path(__file__).resolve().parents[1]
-LESSONS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+LESSONS = sorted((ROOT / "notebooks").glob("[0-9][0-9]*_*.ipynb"))
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 
@@ -39,7 +39,7 @@ def edition(request, builder):
 
 
 def _lessons(edition) -> list[Path]:
-    return sorted(edition.source.glob("[0-9][0-9]_*.ipynb"))
+    return sorted(edition.source.glob("[0-9][0-9]*_*.ipynb"))
 
 
 def _edition_pages(site, edition) -> list[Path]:
@@ -202,7 +202,7 @@ def test_every_link_inside_the_site_resolves(site):
             assert not fragment or fragment in ids[target] or unquote(fragment) in ids[target], \
                 f"{name}: link to a missing anchor: {href}"
         offsite = re.findall(r'class="ntk-offsite" title="not in this site: the course file ([^"]*)"', text)
-        wrong = [f for f in offsite if f.endswith("ERRATA.md") or re.search(r"\d\d_\w+\.(ipynb|py)$", f)]
+        wrong = [f for f in offsite if f.endswith("ERRATA.md") or re.search(r"\d\d[a-z]?_\w+\.(ipynb|py)$", f)]
         assert not wrong, f"{name}: links that should lead to a page of the site: {wrong}"
 
 

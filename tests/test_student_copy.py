@@ -44,7 +44,7 @@ def test_no_solution_text_and_no_instructor_files(copy):
 
 
 def test_lessons_exercises_and_set_up_files_are_there(copy):
-    for lesson in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*")):
+    for lesson in sorted((ROOT / "notebooks").glob("[0-9][0-9]*_*")):
         assert (copy / "notebooks" / lesson.name).read_bytes() == lesson.read_bytes(), lesson.name
     exercises = sorted(p.relative_to(ROOT) for p in (ROOT / "exercises").rglob("*.ipynb"))
     assert exercises and sorted(p.relative_to(copy) for p in (copy / "exercises").rglob("*.ipynb")) == exercises

@@ -32,8 +32,8 @@ from conftest import load_tool  # noqa: E402
 from ntk_helpers.course import language, zh_labels  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-ENGLISH = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.py"))
-CHINESE = sorted((ROOT / "notebooks" / "zh").glob("[0-9][0-9]_*.py"))
+ENGLISH = sorted((ROOT / "notebooks").glob("[0-9][0-9]*_*.py"))
+CHINESE = sorted((ROOT / "notebooks" / "zh").glob("[0-9][0-9]*_*.py"))
 CJK = re.compile(r"[\u4e00-\u9fff]")
 CHINESE_TEXT = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")   # characters or full-width punctuation
 

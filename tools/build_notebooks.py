@@ -116,7 +116,7 @@ def build_exercise(source: Path) -> None:
 
 def main(argv: list[str]) -> None:
     sources = [Path(a).resolve() for a in argv] or (
-        sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.py")) + sorted((ROOT / "solutions").glob("*/ex*.py")))
+        sorted((ROOT / "notebooks").glob("[0-9][0-9]*_*.py")) + sorted((ROOT / "solutions").glob("*/ex*.py")))
     for source in sources:
         if source.parent.parent.name == "solutions":
             build_exercise(source)

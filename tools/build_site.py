@@ -292,7 +292,7 @@ def _first_cell_section(nb) -> str:
 
 
 def read_lessons(edition: Edition = ENGLISH) -> list[Lesson]:
-    paths = sorted(edition.source.glob("[0-9][0-9]_*.ipynb"))
+    paths = sorted(edition.source.glob("[0-9][0-9]*_*.ipynb"))
     notebooks = {p: nbformat.read(p, as_version=4) for p in paths}
     table = lesson_map(notebooks[paths[0]]) if paths else {}
     lessons = []
@@ -559,7 +559,7 @@ def build_site(out: Path) -> list[Path]:
     (out / "site.css").write_text(CSS, encoding="utf-8")
     exporter = HTMLExporter(template_name="lab", extra_loaders=[DictLoader({"ntk_site.html.j2": TEMPLATE})],
                             template_file="ntk_site.html.j2")
-    editions = {e: read_lessons(e) for e in EDITIONS if e is ENGLISH or any(e.source.glob("[0-9][0-9]_*.ipynb"))}
+    editions = {e: read_lessons(e) for e in EDITIONS if e is ENGLISH or any(e.source.glob("[0-9][0-9]*_*.ipynb"))}
     has_errata = ERRATA.exists()
     targets = site_targets(editions, has_errata)
 

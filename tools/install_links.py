@@ -21,7 +21,7 @@ import nbformat
 
 ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = ROOT / "pyproject.toml"
-LESSONS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.py")) + sorted((ROOT / "notebooks" / "zh").glob("[0-9][0-9]_*.py"))
+LESSONS = sorted((ROOT / "notebooks").glob("[0-9][0-9]*_*.py")) + sorted((ROOT / "notebooks" / "zh").glob("[0-9][0-9]*_*.py"))
 README = ROOT / "README.md"
 
 #: How the tools and tests recognise the install cell, whatever its wording: a code cell containing this.

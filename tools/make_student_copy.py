@@ -126,11 +126,11 @@ def make_student_copy(dest: Path) -> Path:
     dest = Path(dest).resolve()
     _prepare(dest)
     (dest / "notebooks").mkdir()
-    for pattern in ("[0-9][0-9]_*.ipynb", "[0-9][0-9]_*.py", "jupytext.toml"):
+    for pattern in ("[0-9][0-9]*_*.ipynb", "[0-9][0-9]*_*.py", "jupytext.toml"):
         for path in sorted((ROOT / "notebooks").glob(pattern)):
             shutil.copy2(path, dest / "notebooks" / path.name)
     (dest / "notebooks" / "zh").mkdir()
-    for pattern in ("[0-9][0-9]_*.ipynb", "[0-9][0-9]_*.py"):                 # the Chinese edition
+    for pattern in ("[0-9][0-9]*_*.ipynb", "[0-9][0-9]*_*.py"):                 # the Chinese edition
         for path in sorted((ROOT / "notebooks" / "zh").glob(pattern)):
             shutil.copy2(path, dest / "notebooks" / "zh" / path.name)
     shutil.copytree(ROOT / "exercises", dest / "exercises", ignore=IGNORE)

@@ -74,7 +74,7 @@ def code_messages(root: Path = ROOT) -> list[tuple[str, str]]:
 
     for path in sorted((root / "ntk_helpers").rglob("*.py")):
         scan(path.read_text(encoding="utf-8"), path.relative_to(root).as_posix())
-    for path in sorted((root / "notebooks").glob("[0-9][0-9]_*.py")):
+    for path in sorted((root / "notebooks").glob("[0-9][0-9]*_*.py")):
         for index, cell in enumerate(jupytext.read(path).cells):
             if cell.cell_type == "code":
                 scan(cell.source, f"notebooks/{path.name} cell {index + 1}")
@@ -83,7 +83,7 @@ def code_messages(root: Path = ROOT) -> list[tuple[str, str]]:
 
 def lessons(names: list[str] | None = None, root: Path = ROOT) -> list[str]:
     """Lesson names (``NN_name``), or the given names checked; "ERRATA" (a document) is accepted too."""
-    found = sorted(p.stem for p in (root / "notebooks").glob("[0-9][0-9]_*.py"))
+    found = sorted(p.stem for p in (root / "notebooks").glob("[0-9][0-9]*_*.py"))
     unknown = sorted(set(names or []) - set(found) - set(DOCUMENTS) - {CODE})
     if unknown:
         raise SystemExit(f"no English lesson or document named {unknown}; they are {found + sorted(DOCUMENTS) + [CODE]}")
