@@ -1,4 +1,4 @@
-"""Grade sample submissions of exercises 4.1-4.8 through the real nbgrader pipeline.
+"""Grade sample submissions of exercises 4.1-4.9 through the real nbgrader pipeline.
 
 Each ``tests/grading_cases/<exercise>.py`` defines the answers one exercise must grade fairly::
 

@@ -1,4 +1,4 @@
-"""Exercises 4.1-4.8 through the real nbgrader pipeline: generate, autograde, export, feedback.
+"""Exercises 4.1-4.9 through the real nbgrader pipeline: generate, autograde, export, feedback.
 
 Sample submissions, generated once and graded by one ``nbgrader autograde`` call (or NTK_GRADING_WORKERS calls
 at once, default: 2 on a machine with 2 cores; see ``tests/grading_harness.py``):

@@ -4,7 +4,7 @@
 
 The copy has
 - notebooks/: the executed lessons (.ipynb) and their jupytext sources (.py), and notebooks/zh/ in Chinese;
-- exercises/: the released exercises 4.1-4.8 (nbgrader's student versions);
+- exercises/: the released exercises 4.1-4.9 (nbgrader's student versions);
 - ntk_helpers/, pyproject.toml, environment.yml, postBuild: install and Binder work as in the course repository;
 - README.md, ERRATA.md;
 - tests/: the package's unit tests (every test file that needs no solutions, grading set-up, browser or course

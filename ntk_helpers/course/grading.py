@@ -15,7 +15,7 @@ return value and what was expected, so the feedback says what to fix. Every mess
 ``forbid`` makes "do not call X in your answer" checkable: run the student's function inside
 ``with forbid((nh.Layer, "kernel"), ...):`` after computing the references.
 
-The interface (names, arguments, exceptions) is stable: exercises 4.1-4.8 and ``tests/grading_cases`` use it.
+The interface (names, arguments, exceptions) is stable: exercises 4.1-4.9 and ``tests/grading_cases`` use it.
 """
 
 from __future__ import annotations

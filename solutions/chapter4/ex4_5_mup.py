@@ -1,18 +1,18 @@
 # %% [markdown] nbgrader={"grade": false, "solution": false, "locked": true, "grade_id": "intro", "schema_version": 3}
 # # Exercise 4.5 · How μP breaks the kernel limit
 #
-# *Chapter 4.4.2, lesson 05.* A ReLU network with input dimension $d$, two hidden layers of width $m$ and a
+# *Chapter 4.4.2, lesson 05b.* A ReLU network with input dimension $d$, two hidden layers of width $m$ and a
 # scalar output has three kinds of layer, as in Tensor Programs V (Yang et al. 2022), Table 3:
 #
 # $$h_1 = \phi(\text{mult}_\text{in}\, W_\text{in} x), \qquad h_2 = \phi(\text{mult}_\text{hid}\, W_\text{hid} h_1),
 #   \qquad f(x) = \text{mult}_\text{out}\, W_\text{out} h_2 ,$$
 #
-# with $W_\text{in}$ of shape $(m, d)$, $W_\text{hid}$ $(m, m)$ and $W_\text{out}$ $(1, m)$. As in lesson 05's
+# with $W_\text{in}$ of shape $(m, d)$, $W_\text{hid}$ $(m, m)$ and $W_\text{out}$ $(1, m)$. As in lesson 05b's
 # table of the package's parameterizations, layer $\ell$ has a constant **multiplier** $\text{mult}_\ell$, its trained
 # weights start with i.i.d. entries $\mathcal N(0, v_\ell)$ (**initial variance** $v_\ell$), and SGD updates them
 # with its own **learning-rate factor** $\text{lr}_\ell$:
 # $W_\ell \leftarrow W_\ell - \eta\,\text{lr}_\ell\,\partial \mathcal L/\partial W_\ell$.
-# In lesson 05's abc form (where $a$, $b$, $c$ are *exponents*) this is $\text{mult}_\ell = m^{-a_\ell}$,
+# In lesson 05b's abc form (where $a$, $b$, $c$ are *exponents*) this is $\text{mult}_\ell = m^{-a_\ell}$,
 # $v_\ell = m^{-2b_\ell}$, $\text{lr}_\ell = m^{-c}$, up to constants.
 # Points: (a) 1 + 3 hidden, (b) 2 manual.
 #
@@ -22,18 +22,18 @@
 #
 # **习题 4.5 · μP 如何打破核极限**
 #
-# *教材第 4.4.2 节，第 05 课。* 一个 ReLU 网络，输入维数为 $d$，有两个宽度为 $m$ 的隐藏层，输出是一个标量。
+# *教材第 4.4.2 节，第 05b 课。* 一个 ReLU 网络，输入维数为 $d$，有两个宽度为 $m$ 的隐藏层，输出是一个标量。
 # 与 Tensor Programs V（Yang et al. 2022）的 Table 3 一样，它有三类层：
 #
 # $$h_1 = \phi(\text{mult}_\text{in}\, W_\text{in} x), \qquad h_2 = \phi(\text{mult}_\text{hid}\, W_\text{hid} h_1),
 #   \qquad f(x) = \text{mult}_\text{out}\, W_\text{out} h_2 ,$$
 #
 # 其中 $W_\text{in}$ 的形状为 $(m, d)$，$W_\text{hid}$ 为 $(m, m)$，$W_\text{out}$ 为 $(1, m)$。
-# 与第 05 课中本软件包各种参数化的那张表一样，第 $\ell$ 层有一个常数**乘子** $\text{mult}_\ell$；
+# 与第 05b 课中本软件包各种参数化的那张表一样，第 $\ell$ 层有一个常数**乘子** $\text{mult}_\ell$；
 # 它的可训练权重在初始化时各元素独立地服从 $\mathcal N(0, v_\ell)$（**初始方差** $v_\ell$）；
 # SGD 以该层自己的**学习率因子** $\text{lr}_\ell$ 更新它们：
 # $W_\ell \leftarrow W_\ell - \eta\,\text{lr}_\ell\,\partial \mathcal L/\partial W_\ell$。
-# 用第 05 课的 abc 形式来写（那里的 $a$、$b$、$c$ 是**指数**），就是 $\text{mult}_\ell = m^{-a_\ell}$、
+# 用第 05b 课的 abc 形式来写（那里的 $a$、$b$、$c$ 是**指数**），就是 $\text{mult}_\ell = m^{-a_\ell}$、
 # $v_\ell = m^{-2b_\ell}$、$\text{lr}_\ell = m^{-c}$（常数因子除外）。
 # 分值：(a) 1 分（可见测试）+ 3 分（隐藏测试），(b) 2 分（人工评分）。
 
@@ -50,12 +50,12 @@ from ntk_helpers.course.grading import as_scalar
 # Return a dict `{"input": (mult, v, lr), "hidden": (mult, v, lr), "output": (mult, v, lr)}` (multiplier, initial
 # variance, learning-rate factor of each layer) for `parameterization` equal to
 #
-# - `"ntk"`: the NTK parameterization (lesson 05): $v = 1$, $\text{mult} = 1/\sqrt{\text{fan-in}}$, one learning
+# - `"ntk"`: the NTK parameterization (lesson 05b): $v = 1$, $\text{mult} = 1/\sqrt{\text{fan-in}}$, one learning
 #   rate ($\text{lr} = 1$);
-# - `"standard"`: the standard parameterization (lesson 05's "standard (PyTorch-like)" row), with LeCun's
+# - `"standard"`: the standard parameterization (lesson 05b's "standard (PyTorch-like)" row), with LeCun's
 #   initialization: $\text{mult} = 1$, $v = 1/\text{fan-in}$, one learning rate ($\text{lr} = 1$). (Not Xavier's
 #   $2/(\text{fan-in} + \text{fan-out})$: for the input layer that is about $2/m$, another power of $m$.)
-# - `"mup"`: μP for SGD (Tensor Programs V, Table 3; lesson 05, section 4.4.2).
+# - `"mup"`: μP for SGD (Tensor Programs V, Table 3; lesson 05b, section 4.4.2).
 #
 # The fan-in is $d$ for the input layer and $m$ for the hidden and output layers.
 #
@@ -79,13 +79,13 @@ from ntk_helpers.course.grading import as_scalar
 # Constant factors (powers of $d$, $\sigma_w$, factors of 2) are **not** graded, and neither is how you split a
 # power of $m$ between $\text{mult}_\ell$, $v_\ell$ and $\text{lr}_\ell$: moving $m^{\theta}$ into
 # $\text{mult}_\ell$ and $m^{-2\theta}$ into $v_\ell$ and $\text{lr}_\ell$ trains exactly the same network (lesson
-# 05's symmetry $a \to a + \theta$, $b \to b - \theta$, $c \to c - 2\theta$; lesson 05's table and Table 3 of the
+# 05's symmetry $a \to a + \theta$, $b \to b - \theta$, $c \to c - 2\theta$; lesson 05b's table and Table 3 of the
 # paper are two such forms). Once your function runs, `width_exponents("mup")` (defined below) returns the
 # exponents of your table.
 #
 # <details><summary>Hint 1</summary>
 #
-# Lesson 05, section 4.4.2, has the table of all three parameterizations. For each layer work out
+# Lesson 05b, section 4.4.2, has the table of all three parameterizations. For each layer work out
 # $\text{mult}^2 v$ and $\text{mult}^2\,\text{lr}$ and read off the power of $m$; the input layer's fan-in is $d$,
 # which is a constant here.
 # </details>
@@ -107,12 +107,12 @@ from ntk_helpers.course.grading import as_scalar
 # 返回一个字典 `{"input": (mult, v, lr), "hidden": (mult, v, lr), "output": (mult, v, lr)}`，
 # 即每一层的乘子、初始方差和学习率因子。`parameterization` 取以下三个值：
 #
-# - `"ntk"`：NTK 参数化（第 05 课）：$v = 1$，$\text{mult} = 1/\sqrt{\text{fan-in}}$（fan-in 即扇入），
+# - `"ntk"`：NTK 参数化（第 05b 课）：$v = 1$，$\text{mult} = 1/\sqrt{\text{fan-in}}$（fan-in 即扇入），
 #   所有层用同一个学习率（$\text{lr} = 1$）；
-# - `"standard"`：标准参数化（第 05 课表中“标准（类似 PyTorch）”那一行），采用 LeCun 初始化：
+# - `"standard"`：标准参数化（第 05b 课表中“标准（类似 PyTorch）”那一行），采用 LeCun 初始化：
 #   $\text{mult} = 1$，$v = 1/\text{fan-in}$，所有层用同一个学习率（$\text{lr} = 1$）。
 #   （不是 Xavier 的 $2/(\text{fan-in} + \text{fan-out})$：对输入层它约为 $2/m$，是 $m$ 的另一个幂次。）
-# - `"mup"`：适用于 SGD 的 μP（Tensor Programs V，Table 3；第 05 课第 4.4.2 节）。
+# - `"mup"`：适用于 SGD 的 μP（Tensor Programs V，Table 3；第 05b 课第 4.4.2 节）。
 #
 # 输入层的扇入是 $d$，隐藏层和输出层的扇入是 $m$。
 #
@@ -134,13 +134,13 @@ from ntk_helpers.course.grading import as_scalar
 #
 # 常数因子（$d$ 的幂、$\sigma_w$、因子 2）**不**计分；$m$ 的幂怎样在 $\text{mult}_\ell$、$v_\ell$ 和
 # $\text{lr}_\ell$ 之间分配也不计分：把 $m^{\theta}$ 移进 $\text{mult}_\ell$，同时把 $m^{-2\theta}$ 移进
-# $v_\ell$ 和 $\text{lr}_\ell$，训练出的网络完全相同（第 05 课的对称性 $a \to a + \theta$、$b \to b - \theta$、
-# $c \to c - 2\theta$；第 05 课的表和论文的 Table 3 就是两种这样的写法）。你的函数能运行之后，
+# $v_\ell$ 和 $\text{lr}_\ell$，训练出的网络完全相同（第 05b 课的对称性 $a \to a + \theta$、$b \to b - \theta$、
+# $c \to c - 2\theta$；第 05b 课的表和论文的 Table 3 就是两种这样的写法）。你的函数能运行之后，
 # `width_exponents("mup")`（在下面定义）会返回你的表所对应的指数。
 #
 # <details><summary>提示 1</summary>
 #
-# 第 05 课第 4.4.2 节有三种参数化的完整表格。对每一层算出 $\text{mult}^2 v$ 和 $\text{mult}^2\,\text{lr}$，
+# 第 05b 课第 4.4.2 节有三种参数化的完整表格。对每一层算出 $\text{mult}^2 v$ 和 $\text{mult}^2\,\text{lr}$，
 # 读出其中 $m$ 的幂次；输入层的扇入是 $d$，在这里是常数。
 # </details>
 #
@@ -235,7 +235,7 @@ def check_exponents(parameterization, expected, d=8, widths=(2 ** 8, 2 ** 12, 2 
 # 可见测试：三张表的格式，以及 d = 8 时（m = 2^8、2^12、2^16）μP 表的宽度指数。它能发现 μP 的常见错误：
 # 沿用 NTK 的输出乘子 1/sqrt(m)、输出层或隐藏层的学习率因子漏了 m 的幂、"每一层都按 1/sqrt(m) 缩放"。
 # 容差：指数的绝对误差不超过 ±0.02；两个区间上的斜率相差不超过 0.01。舍入误差远小于此：
-# 用 float32 的 0 维张量写出的表，指数的偏差小于 1e-7（实测：把 m^2 移进每个乘子的第 05 课的表，
+# 用 float32 的 0 维张量写出的表，指数的偏差小于 1e-7（实测：把 m^2 移进每个乘子的第 05b 课的表，
 # 偏差为 4.3e-8；它在 m = 10^6 时最小的元素是 1e-30，仍是 float32 的正规数）。
 for p in ("ntk", "standard", "mup"):
     effective(p, 64, 8)
@@ -262,7 +262,7 @@ for d in (8, 3, 100):
 # The cell below trains the network above, built from your tables, for 30 SGD steps on 16 points, at widths
 # 64, 256, 1024. It prints the relative change of the features $h_2$ (the $16\times m$ matrix of second-layer
 # features, $\lVert \Delta h_2\rVert_F/\lVert h_2\rVert_F$), of the feature kernel $h_2 h_2^\top$, and the slope of
-# each against $m$ on log-log axes (lesson 05 measures the same two slopes). Use it in (b).
+# each against $m$ on log-log axes (lesson 05b measures the same two slopes). Use it in (b).
 #
 # ---
 #
@@ -273,7 +273,7 @@ for d in (8, 3, 100):
 # 下面的单元用你的表构建上面的网络，在 16 个点上做 30 步 SGD，宽度取 64、256、1024。
 # 它打印特征 $h_2$（第二层特征组成的 $16\times m$ 矩阵，$\lVert \Delta h_2\rVert_F/\lVert h_2\rVert_F$）的
 # 相对变化（feature change）、特征核 $h_2 h_2^\top$ 的相对变化（feature-kernel change），
-# 以及两者对 $m$ 的双对数斜率（log-log slope；第 05 课测量的也是这两个斜率）。(b) 中要用到这些数。
+# 以及两者对 $m$ 的双对数斜率（log-log slope；第 05b 课测量的也是这两个斜率）。(b) 中要用到这些数。
 
 # %% nbgrader={"grade": false, "solution": false, "locked": true, "grade_id": "demo", "schema_version": 3}
 def feature_change(parameterization, m, eta, steps=30, d=8, seed=0):
@@ -318,7 +318,7 @@ for p, eta in [("ntk", 1.0), ("mup", 0.05)]:
 # ## (b) The dynamical dichotomy
 #
 # Yang & Hu (2021) show that, as $m\to\infty$, a stable parameterization (in their family of
-# abc-parameterizations, lesson 05) that actually trains is either in a **kernel regime** (the NTK stays fixed during
+# abc-parameterizations, lesson 05b) that actually trains is either in a **kernel regime** (the NTK stays fixed during
 # training) or in a **feature-learning regime** (hidden features move by $\Theta(1)$), never both.
 #
 # 1. Explain why both at once is impossible: what would features that move by $\Theta(1)$ do to the NTK? Which
@@ -328,7 +328,7 @@ for p, eta in [("ntk", 1.0), ("mup", 0.05)]:
 #
 # <details><summary>Hint</summary>
 #
-# Lesson 05, section 4.4.2: the NTK is a sum over layers of (layer input) × (back-propagated gradient) inner products,
+# Lesson 05b, section 4.4.2: the NTK is a sum over layers of (layer input) × (back-propagated gradient) inner products,
 # weighted by the effective learning rates; "Deriving μP" and "Over many steps" say how far the features, the feature
 # kernel and the weights move. Look at the numbers the cell above printed.
 # </details>
@@ -339,7 +339,7 @@ for p, eta in [("ntk", 1.0), ("mup", 0.05)]:
 #
 # **(b) 动力学二分性**
 #
-# Yang & Hu (2021) 证明：当 $m\to\infty$ 时，一个稳定且确实在训练的参数化（属于他们的 abc 参数化族，见第 05 课）
+# Yang & Hu (2021) 证明：当 $m\to\infty$ 时，一个稳定且确实在训练的参数化（属于他们的 abc 参数化族，见第 05b 课）
 # 要么处于**核区域**（训练中 NTK 保持不变），要么处于**特征学习区域**（隐藏特征移动 $\Theta(1)$），
 # 二者不可兼得。
 #
@@ -352,7 +352,7 @@ for p, eta in [("ntk", 1.0), ("mup", 0.05)]:
 #
 # <details><summary>提示</summary>
 #
-# 第 05 课第 4.4.2 节：NTK 是对各层求和的，每一层贡献（该层的输入）×（反向传播到该层的梯度）的内积，
+# 第 05b 课第 4.4.2 节：NTK 是对各层求和的，每一层贡献（该层的输入）×（反向传播到该层的梯度）的内积，
 # 并以等效学习率加权；“推导 μP”和“多步训练”两小节说明了特征、特征核和权重各移动多少。
 # 再看看上面的单元打印出的数。
 # </details>
@@ -371,8 +371,8 @@ for p, eta in [("ntk", 1.0), ("mup", 0.05)]:
 # ½: the entries: μP's output multiplier $1/m$ (effective initial variance $m^{-2}$, so $f_0\to 0$) together with
 # effective learning rates $\propto m$ (input), $1$ (hidden), $1/m$ (output), which make every layer's
 # pre-activations move by $\Theta(1)$; versus NTK's effective learning rates $\propto 1/m$ on the hidden and output
-# weights, with which one step moves every feature by $m^{-1/2}$ of its size (lesson 05's one-step table). Numbers,
-# if quoted, as lesson 05 and the cell above give them: under NTK the features move like $m^{-1/2}$ (printed slope
+# weights, with which one step moves every feature by $m^{-1/2}$ of its size (lesson 05b's one-step table). Numbers,
+# if quoted, as lesson 05b and the cell above give them: under NTK the features move like $m^{-1/2}$ (printed slope
 # ≈ −0.5) and the feature kernel like $m^{-1}$ (slope ≈ −1: it averages over $m$ units whose changes have random
 # signs); the input and output weights move by $m^{-1/2}$ relative, the entries of the $m\times m$ hidden layer by
 # $m^{-1}$; under μP both printed slopes are ≈ 0.
@@ -393,7 +393,7 @@ for p, eta in [("ntk", 1.0), ("mup", 0.05)]:
 #    and output layers; these make every pre-activation move by $\Theta(1)$, and both printed changes are flat in
 #    $m$. The NTK parameterization has effective learning rates $1/m$ on the hidden and output weights: the input
 #    and output weights move by $m^{-1/2}$ of their size, the $m\times m$ hidden weights by $m^{-1}$, the features by
-#    $m^{-1/2}$ (slope ≈ −0.5 above, as in lesson 05) and the feature kernel, an average over $m$ units, by $m^{-1}$
+#    $m^{-1/2}$ (slope ≈ −0.5 above, as in lesson 05b) and the feature kernel, an average over $m$ units, by $m^{-1}$
 #    (slope ≈ −1): the kernel freezes.
 # 2. Frozen means that the linearization around the initial parameters stays valid and the kernel is constant, so
 #    the network trains like kernel gradient descent. The parameters still move: each one only by a little, but there

@@ -259,7 +259,7 @@ print(f"test MSE at depths {sweep_depths}: {[round(float(e), 4) for e in sweep]}
 # Lesson 02, sections 4.1.2 "NNGP → constant, NTK → ¾ I + ¼ 11ᵀ" and "What collapse costs"; lesson 08, section
 # "Near 1 means 'one constant mode'". For the learning rate: lesson 07, sections "The formula" (the critical learning
 # rate) and "1. Real gradient descent vs the formula" (which learning rate it uses, and what happens as the width
-# grows), and lesson 05, section 4.4.2.
+# grows), and lesson 05b, section 4.4.2.
 # </details>
 #
 # ---
@@ -284,7 +284,7 @@ print(f"test MSE at depths {sweep_depths}: {[round(float(e), 4) for e in sweep]}
 # 第 02 课第 4.1.2 节中的“NNGP → 常数，NTK → ¾ I + ¼ 11ᵀ”和“核退化的代价：泛化”两小节；
 # 第 08 课“接近 1 意味着‘一个常数模式’”一节。关于学习率：第 07 课“公式”一节（临界学习率）
 # 和“1. 真实梯度下降与公式的对照”一节（它用的是什么学习率，以及宽度增大时会发生什么），
-# 还有第 05 课第 4.4.2 节。
+# 还有第 05b 课第 4.4.2 节。
 # </details>
 
 # %% [markdown] nbgrader={"grade": true, "solution": true, "locked": false, "points": 2, "grade_id": "answer_b", "schema_version": 3}

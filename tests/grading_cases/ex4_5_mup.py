@@ -1,7 +1,7 @@
 """Sample submissions of exercise 4.5 (muP table): see tests/grading_harness.py for the format.
 
 Graded: the width exponents of every layer's effective initial variance mult^2 v and effective learning rate
-mult^2 lr (each entry of the table is (mult, v, lr); a, b, c are the exponents of lesson 05's abc form).
+mult^2 lr (each entry of the table is (mult, v, lr); a, b, c are the exponents of lesson 05b's abc form).
 Reference exponents (m -> infinity, d fixed):  ntk (0,0) (-1,-1) (-1,-1);  standard (0,0) (-1,0) (-1,0);
 mup (0,1) (-1,0) (-2,-1)  for the input, hidden and output layer. Tolerance: ±0.02 on each exponent, the local
 slopes on the two width intervals within 0.01 of each other (m = 2^8, 2^12, 2^16 visible; 100, 1e4, 1e6 hidden).
@@ -59,7 +59,7 @@ def param_table(parameterization, m, d):
 
 
 # At the numerical edge: float32 0-d tensors, and m^2 moved from the variances and learning rates into every
-# multiplier (lesson 05's symmetry with theta = 2): the entries range from 1e12 down to 1e-30 at m = 10^6 (float32's
+# multiplier (lesson 05b's symmetry with theta = 2): the entries range from 1e12 down to 1e-30 at m = 10^6 (float32's
 # smallest normal number is 1.2e-38). Measured exponent error 4.3e-8 (tolerance 0.02).
 FLOAT32_SHIFTED = '''
 def param_table(parameterization, m, d):
@@ -95,7 +95,7 @@ def param_table(parameterization, m, d):
 
 
 def _lesson_form(mup_input, mup_hidden, mup_output, standard=("d", "m", "m")):
-    """A table in lesson 05's form (v = 1) with the given (multiplier, lr) strings for the muP rows."""
+    """A table in lesson 05b's form (v = 1) with the given (multiplier, lr) strings for the muP rows."""
     return f'''
 import math
 
