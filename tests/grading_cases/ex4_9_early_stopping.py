@@ -14,6 +14,9 @@ repeated input and is 1e4-1e7 times the allowed error (inv) or up to 1.4 times (
 exactly that one point, 3 of 4, and is listed as kind="wrong" (the harness's "correct" means full marks).
 """
 
+import re
+from pathlib import Path
+
 # NumPy, eigh, Python floats and math.expm1 per eigenvalue; the ridge in a Python loop (math.expm1 raises
 # OverflowError beyond 709, so large arguments are set to rho = 0 first). Returns lists.
 NUMPY_LOOP_FLOW = '''
@@ -97,22 +100,18 @@ def matching_ridge(eigenvalues, t, eta, n):
     return np.where(s < 1e-3, series, np.nan_to_num(exact, posinf=0.0))
 '''
 
-MODEL_FLOW = '''
-def flow_prediction(ntk_train, ntk_test_train, y, t, eta):
-    rate = eta / len(y)
-    lam, V = torch.linalg.eigh(ntk_train)
-    safe = torch.where(lam == 0, torch.ones_like(lam), lam)
-    h = torch.where(lam == 0, torch.full_like(lam, rate * t), -torch.expm1(-rate * lam * t) / safe)
-    return ntk_test_train @ (V @ (h * (V.T @ y)))
-'''
+def _model_answer(function: str) -> str:
+    """The solution's own code of ``function`` (its cell in solutions/chapter4/, solution markers removed): the
+    wrong answers below are one-line edits of it, so they follow the model answer if it changes."""
+    source = (Path(__file__).resolve().parents[2] / "solutions" / "chapter4" / "ex4_9_early_stopping.py").read_text(
+        encoding="utf-8")
+    match = re.search(rf"^def {function}\(.*?(?=^# %%)", source, re.S | re.M)
+    assert match, f"no cell defining {function} in the solution of exercise 4.9"
+    return "\n" + "".join(line + "\n" for line in match.group(0).splitlines() if line.strip() not in ("### BEGIN SOLUTION", "### END SOLUTION")).rstrip() + "\n"
 
-MODEL_RIDGE = '''
-def matching_ridge(eigenvalues, t, eta, n):
-    lam = torch.as_tensor(eigenvalues, dtype=torch.float64)
-    s = eta * lam * t / n
-    safe = torch.where(lam > 0, torch.expm1(s), torch.ones_like(s))
-    return torch.where(lam > 0, lam / safe, torch.full_like(lam, n / (eta * t)))
-'''
+
+MODEL_FLOW = _model_answer("flow_prediction")
+MODEL_RIDGE = _model_answer("matching_ridge")
 
 
 def _variant(text, old, new):
