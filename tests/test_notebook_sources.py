@@ -122,6 +122,18 @@ def test_check_cells_start_collapsed_and_are_skipped_by_the_slides():
                                          nbformat.v4.new_code_cell("plt.show()")])
     load_tool("build_notebooks").add_slide_metadata(nb)
     load_tool("build_notebooks").collapse_checks(nb)
-    assert nb.cells[1].metadata["jupyter"] == {"source_hidden": True}
+    assert nb.cells[1].metadata["jupyter"] == {"source_hidden": True, "outputs_hidden": True}, \
+        f"a check cell's code and output start collapsed; its metadata: {nb.cells[1].metadata.get('jupyter')}"
     assert nb.cells[1].metadata["slideshow"]["slide_type"] == "skip"
-    assert "jupyter" not in nb.cells[2].metadata
+    assert "jupyter" not in nb.cells[2].metadata, "a cell not tagged check stays open"
+
+
+@pytest.mark.parametrize("source", SOURCES + sorted((NOTEBOOKS / "zh").glob("[0-9][0-9]*_*.py")), ids=lambda p: p.parent.name + "/" + p.stem)
+def test_every_executed_check_cell_starts_collapsed(source):
+    """The executed lesson a learner opens (not only the build function): every check cell hides code and output."""
+    nb = nbformat.read(source.with_suffix(".ipynb"), as_version=4)
+    open_checks = [i for i, cell in enumerate(nb.cells) if cell.cell_type == "code"
+                   and "check" in cell.metadata.get("tags", [])
+                   and cell.metadata.get("jupyter", {}) != {"source_hidden": True, "outputs_hidden": True}]
+    assert not open_checks, f"{source.stem}: check cells {open_checks} open in JupyterLab; rebuild the lesson " \
+                            f"(tools/build_notebooks.py) so that code and output start collapsed"

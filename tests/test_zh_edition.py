@@ -244,6 +244,41 @@ def test_the_chinese_notebook_ran_the_same_code_to_the_same_results(source):
     assert not english_widget_labels(zh), f"{source.stem}: sliders in English {english_widget_labels(zh)}; {rebuild}"
 
 
+#: At most this share of the lines the Chinese lessons print may be English prose (issue 19: it was 73 of 206, 35 %).
+MAX_ENGLISH_SHARE = 0.03
+_ENGLISH_WORD = re.compile(r"(?<![\w\\])[A-Za-z]{2,}(?![\w(])")        # a word, not a name's part or a call
+#: Words a Chinese line keeps: code names of activations and acronyms (zh_labels.KEEP), authors, "et al.".
+_KEPT_WORDS = {w.lower() for w in zh_labels.KEEP} | {"et", "al", "gelu", "mup"}
+
+
+def english_prose(line: str) -> bool:
+    """Three or more English words (mathematics, `code` and kept names aside) and fewer Chinese characters than
+    English words: a sentence left in English, not a Chinese sentence that names a function or an author."""
+    text = re.sub(r"`[^`]*`", "", re.sub(r"(?<!\\)\$.*?(?<!\\)\$", "", line))
+    words = [w for w in _ENGLISH_WORD.findall(text) if w.lower() not in _KEPT_WORDS]
+    return len(words) >= 3 and len(CHINESE_TEXT.findall(text)) < len(words)
+
+
+def test_english_prose_detector():
+    assert english_prose("the kernel at depth 3 is 0.412"), "an English sentence is English prose"
+    assert not english_prose("✓ 深度 3 处的核为 0.412（预期 0.41 ± 0.01）"), "a Chinese line is not"
+    assert not english_prose("ReLU 与 erf：Lee et al. 2019 的结论"), "a Chinese line naming authors is not"
+    assert not english_prose("$\\Theta(x, x) = q_0 2^L$"), "mathematics is not"
+
+
+def test_a_chinese_reader_meets_almost_no_english_prose_in_printed_output():
+    """Every line a Chinese lesson prints (explanations, one-line checks, messages), counted over all lessons."""
+    lines = [(source.stem, line) for source in CHINESE
+             for cell in nbformat.read(source.with_suffix(".ipynb"), as_version=4).cells
+             for output in cell.get("outputs", []) if output.get("output_type") == "stream"
+             for line in "".join(output.get("text", "")).splitlines() if line.strip()]
+    english = [f"{stem}: {line[:100]}" for stem, line in lines if english_prose(line)]
+    assert lines, "the Chinese lessons print nothing: build them (tools/build_zh.py)"
+    assert len(english) <= MAX_ENGLISH_SHARE * len(lines), \
+        f"{len(english)} of {len(lines)} printed lines are English prose ({len(english) / len(lines):.1%}); " \
+        f"expected at most {MAX_ENGLISH_SHARE:.0%}: mark them nh._() and translate them:\n" + "\n".join(english)
+
+
 @pytest.mark.parametrize("source", CHINESE, ids=lambda p: p.stem)
 def test_the_chinese_slideshow_has_the_english_slides(source):
     """RISE reads each cell's slide type: the same slides, steps and skipped cells in both editions."""

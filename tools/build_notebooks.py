@@ -42,10 +42,12 @@ def is_check(cell) -> bool:
 
 
 def collapse_checks(nb) -> None:
-    """A check cell's code starts collapsed in JupyterLab (``jupyter.source_hidden``; one click shows it)."""
+    """A check cell starts collapsed in JupyterLab, its code and its output (``jupyter.source_hidden`` and
+    ``outputs_hidden``; one click shows each): a check's ✓ line states the measured result, so an open output would
+    answer the question the learner is asked just above it."""
     for cell in nb.cells:
         if cell.cell_type == "code" and is_check(cell):
-            cell.metadata.setdefault("jupyter", {})["source_hidden"] = True
+            cell.metadata.setdefault("jupyter", {}).update(source_hidden=True, outputs_hidden=True)
 
 
 def add_slide_metadata(nb) -> None:
