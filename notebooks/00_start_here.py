@@ -301,8 +301,9 @@ def draw(depth, activation):
              xticks=range(0, 181, 30), ylim=(-1.08, 1.08), title=tour.profile_title(profile))
     left.legend(loc="upper right")
     nh.plotting.heatmap(right, profile.gram, title=nh._("the same kernel on 12 inputs 30° apart"),
-                        xlabel="point index j (angle 30°·j)", ylabel="point index i (angle 30°·i)",
-                        symmetric=True, vmax=1.0, colorbar_label="normalized NTK (correlation)")
+                        xlabel=nh._("point index j (angle 30°·j)"),
+                        ylabel=nh._("point index i (angle 30°·i)"),
+                        symmetric=True, vmax=1.0, colorbar_label=nh._("normalized NTK (correlation)"))
 
 
 # %% tags=["nbval-ignore-output"]
@@ -427,12 +428,14 @@ nh.check_close("identity: cos 30° at depths 1 and 50", at(1, "identity", 30) + 
 # | [02 MLP recursion](02_mlp_recursion.ipynb) | 4.1 | the layer-by-layer recursion, kernel collapse done right, order and chaos |
 # | [03 CNN](03_cnn.ipynb) | 4.2 | pixel-pair kernels, shift invariance needs pooling, digits, stride/dilation, max vs average pooling |
 # | [04 ResNet](04_resnet.ipynb) | 4.3 | branch scaling α = 1, 1/√L, 1/L: exponential vs bounded NTK |
-# | [05 normalization & parameterization](05_normalization_parameterization.ipynb) | 4.4 | layer norm, batch norm's batch coupling, NTK vs μP: lazy vs feature learning |
+# | [05a normalization](05a_normalization.ipynb) | 4.4.1 | layer norm's scale invariance and its limits, batch norm's batch coupling |
+# | [05b parameterization](05b_parameterization.ipynb) | 4.4.2 | NTK, standard and μP parameterizations: one table of width exponents, lazy vs feature learning |
 # | [06 activations](06_activations.ipynb) | 4.5 | homogeneity, eigen-decay on circle and sphere, spectral bias, the parity pitfall |
 # | [07 training dynamics](07_training_dynamics.ipynb) | overview §3 | the closed-form dynamics vs real gradient descent, lazy training, early stopping |
 # | [08 effective rank](08_effective_rank.ipynb) | overview §4 | the $r_\infty$ law, what values near 1 mean, why it bounds nothing |
 #
-# Exercises 4.1–4.8 of the chapter (automatically graded with nbgrader; the README explains how to submit):
+# Exercises 4.1–4.9 (4.1–4.8 are the chapter's, 4.9 goes with lesson 07), graded automatically with nbgrader (the README
+# explains how to submit):
 #
 # | exercise | student notebook | lesson |
 # |---|---|---|
@@ -440,10 +443,11 @@ nh.check_close("identity: cos 30° at depths 1 and 50", at(1, "identity", 30) + 
 # | 4.2 CNN shift symmetries | [ex4_2_cnn_symmetry](../exercises/chapter4/ex4_2_cnn_symmetry.ipynb) | 03 |
 # | 4.3 ResNet depth scaling | [ex4_3_resnet_depth](../exercises/chapter4/ex4_3_resnet_depth.ipynb) | 04 |
 # | 4.4 ReLU vs erf | [ex4_4_relu_vs_erf](../exercises/chapter4/ex4_4_relu_vs_erf.ipynb) | 06 |
-# | 4.5 how μP breaks the kernel limit | [ex4_5_mup](../exercises/chapter4/ex4_5_mup.ipynb) | 05 |
+# | 4.5 how μP leaves the kernel regime | [ex4_5_mup](../exercises/chapter4/ex4_5_mup.ipynb) | 05b |
 # | 4.6 alternatives to max pooling | [ex4_6_pooling](../exercises/chapter4/ex4_6_pooling.ipynb) | 03 |
 # | 4.7 collapse and effective rank of a 50-layer MLP | [ex4_7_collapse_rank](../exercises/chapter4/ex4_7_collapse_rank.ipynb) | 02, 08 |
 # | 4.8 activation and double descent | [ex4_8_double_descent](../exercises/chapter4/ex4_8_double_descent.ipynb) | 06 |
+# | 4.9 early stopping is an implicit ridge | [ex4_9_early_stopping](../exercises/chapter4/ex4_9_early_stopping.ipynb) | 07 |
 
 # %% [markdown]
 # ## How to use the lessons
@@ -477,7 +481,7 @@ nh.check_close("identity: cos 30° at depths 1 and 50", at(1, "identity", 30) + 
 # | $r_\text{eff}$ | `effective_rank` | $\operatorname{tr}(K)^2/\lVert K\rVert_F^2$ |
 #
 # All networks use the **NTK parameterization**: $z = \frac{\sigma_w}{\sqrt{\text{fan-in}}} W h + \sigma_b b$
-# with every entry of $W, b$ drawn from $\mathcal N(0,1)$ (lesson 05 compares it with the standard
+# with every entry of $W, b$ drawn from $\mathcal N(0,1)$ (lesson 05b compares it with the standard
 # parameterization and μP).
 
 # %% [markdown]

@@ -313,7 +313,7 @@ nh.widgets.live_figure(
     width=nh.widgets.width_slider(256, options=(16, 64, 256, 1024, 4096, 16384)),
     step_size=nh.widgets.sigma_slider(nh._("step size η"), 1.0, min=0.25, max=2.0, step=0.25),
     activation=nh.widgets.activation_dropdown("relu"),
-    seed=nh.widgets.int_slider("seed", 0, min=0, max=7),
+    seed=nh.widgets.int_slider(nh._("seed"), 0, min=0, max=7),
 )
 
 # %% [markdown]
@@ -429,7 +429,7 @@ nh.check_close("idea picture: Θ(x, x_i) at 270° (quoted -0.09)", column[opposi
 #
 # As $m\to\infty$ the weights and the kernel freeze while the function learns: **lazy training** (Chizat,
 # Oyallon & Bach 2019). In deeper networks the $m\times m$ hidden weight matrices move even less per entry,
-# $O(1/m)$ (lesson 05).
+# $O(1/m)$ (lesson 05b).
 #
 # The measurement: networks of width 64 to 4096 (two seeds each) are trained by gradient descent until each has
 # changed its outputs on 7 inputs of the circle by the same function, $\sin 2\alpha$ at angle $\alpha$ (targets
@@ -448,7 +448,7 @@ nh.plotting.loglog_fit(ax, lazy.widths, lazy.weight_change.mean(1),
                        label=nh._("weights: |W_T − W_0| / |W_0|"))
 nh.plotting.loglog_fit(ax, lazy.widths, lazy.kernel_change.mean(1), label=nh._("NTK: |Θ_T − Θ_0| / |Θ_0|"))
 nh.plotting.width_ticks(ax, lazy.widths)
-ax.set_xlabel("width m")
+ax.set_xlabel(nh._("width m"))
 ax.set_ylabel(nh._("relative change during training"))
 ax.set_title(nh._("Wider: the weights and the kernel move less, the function just as much"))
 ax.legend(loc="lower left")
@@ -512,7 +512,7 @@ nh.check_close("seeds 2 and 3: slope of the NTK change, erf and ReLU (quoted -0.
 # The **loss is not among the conditions**: the finite-time result holds for cross-entropy as for the squared
 # loss, which only adds the closed form of §1. And width alone does not freeze the kernel: under the
 # *maximal-update parameterization* μP, which scales the readout and the learning rates differently, a network
-# of any width learns features and its kernel moves by $O(1)$ (Yang & Hu 2021; lesson 05).
+# of any width learns features and its kernel moves by $O(1)$ (Yang & Hu 2021; lesson 05b).
 #
 # **The standard parameterization.** An MLP in the standard parameterization puts no $1/\sqrt m$ in front and
 # draws its weights from $\mathcal N(0, 1/\text{fan-in})$ (LeCun's initialization, set explicitly below:
@@ -678,14 +678,15 @@ sweep = nh.width_sweep(architecture, x, widths=[64, 128, 256, 512, 1024, 2048], 
 fig, ax = plt.subplots()
 for s in range(sweep.errors.shape[1]):
     ax.loglog(sweep.widths, sweep.errors[:, s], "o", color="gray", alpha=0.5, ms=4,
-              label="one seed" if s == 0 else None)
-nh.plotting.loglog_fit(ax, sweep.widths, sweep.errors.mean(1), label=f"mean of {sweep.errors.shape[1]} seeds",
+              label=nh._("one seed") if s == 0 else None)
+nh.plotting.loglog_fit(ax, sweep.widths, sweep.errors.mean(1),
+                       label=nh._("mean of {count} seeds").format(count=sweep.errors.shape[1]),
                        guide_slope=-0.5)
 nh.plotting.width_ticks(ax, sweep.widths)
 ax.set_yticks([0.05, 0.1, 0.2, 0.5, 1], ["0.05", "0.1", "0.2", "0.5", "1"])     # plain numbers, not 2×10⁻¹
 ax.yaxis.set_minor_locator(plt.NullLocator())
-ax.set_xlabel("width m")
-ax.set_ylabel("relative error vs infinite width")
+ax.set_xlabel(nh._("width m"))
+ax.set_ylabel(nh._("relative error vs infinite width"))
 ax.set_title(nh._("One network's NTK approaches its limit like $m^{-1/2}$"))
 plt.show()
 
@@ -706,11 +707,11 @@ def draw_scatter(width, depth, activation, seed):
     finite = nh.empirical_ntk(arch.network(4, width=width, seed=seed), x)
     error = float((finite - exact).norm() / exact.norm())
     fig, ax = plt.subplots(figsize=(7.6, 4.2))
-    ax.scatter(exact.flatten(), finite.flatten(), s=12, label=r"entries $\Theta(x_i,x_j)$")
+    ax.scatter(exact.flatten(), finite.flatten(), s=12, label=nh._(r"entries $\Theta(x_i,x_j)$"))
     lims = [float(exact.min()), float(exact.max())]
-    ax.plot(lims, lims, "k--", lw=1, label="perfect agreement")
-    ax.set_xlabel("infinite-width NTK")
-    ax.set_ylabel(f"width-{width} NTK (seed {seed})")
+    ax.plot(lims, lims, "k--", lw=1, label=nh._("perfect agreement"))
+    ax.set_xlabel(nh._("infinite-width NTK"))
+    ax.set_ylabel(nh._("width-{width} NTK (seed {seed})").format(width=width, seed=seed))
     ax.set_title(linearization.kernel_error_title(activation, depth, error))
     ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1))        # outside: narrow deep nets scatter anywhere
 
@@ -720,7 +721,7 @@ nh.widgets.live_figure(
     width=nh.widgets.width_slider(256, options=(16, 32, 64, 128, 256, 512, 1024, 2048)),
     depth=nh.widgets.depth_slider(3, max=8),
     activation=nh.widgets.activation_dropdown("relu"),
-    seed=nh.widgets.int_slider("seed", 0, min=0, max=3),
+    seed=nh.widgets.int_slider(nh._("seed"), 0, min=0, max=3),
 )
 
 # %% [markdown]
@@ -818,14 +819,15 @@ spread, bias = np.array(spread), np.array(bias)
 leftover = spread / math.sqrt(n_seeds)
 
 fig, ax = plt.subplots()
-slope_spread = nh.plotting.loglog_fit(ax, small_widths, spread, label="spread (one network)")
-slope_bias = nh.plotting.loglog_fit(ax, small_widths, bias, label="bias (mean of 400)")
-ax.loglog(small_widths, leftover, ":", color="gray", label="leftover spread in the mean (spread/√400)")
+slope_spread = nh.plotting.loglog_fit(ax, small_widths, spread, label=nh._("spread (one network)"))
+slope_bias = nh.plotting.loglog_fit(ax, small_widths, bias, label=nh._("bias (mean of 400)"))
+ax.loglog(small_widths, leftover, ":", color="gray",
+          label=nh._("leftover spread in the mean (spread/√400)"))
 ax.set_ylim(leftover.min() / 1.5, spread.max() * 4)                 # room for the legend above the data
 nh.plotting.width_ticks(ax, small_widths)
 ax.legend(loc="upper right")
-ax.set_xlabel("width m")
-ax.set_ylabel("relative size vs infinite width")
+ax.set_xlabel(nh._("width m"))
+ax.set_ylabel(nh._("relative size vs infinite width"))
 ax.set_title(nh._("Averaging removes the spread and exposes a bias that falls like 1/m"))
 plt.show()
 

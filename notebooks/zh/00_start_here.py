@@ -218,8 +218,9 @@ def draw(depth, activation):
              xticks=range(0, 181, 30), ylim=(-1.08, 1.08), title=tour.profile_title(profile))
     left.legend(loc="upper right")
     nh.plotting.heatmap(right, profile.gram, title=nh._("the same kernel on 12 inputs 30° apart"),
-                        xlabel="point index j (angle 30°·j)", ylabel="point index i (angle 30°·i)",
-                        symmetric=True, vmax=1.0, colorbar_label="normalized NTK (correlation)")
+                        xlabel=nh._("point index j (angle 30°·j)"),
+                        ylabel=nh._("point index i (angle 30°·i)"),
+                        symmetric=True, vmax=1.0, colorbar_label=nh._("normalized NTK (correlation)"))
 
 
 # %% tags=["nbval-ignore-output"]
@@ -320,12 +321,13 @@ nh.check_close("identity: cos 30° at depths 1 and 50", at(1, "identity", 30) + 
 # | [02 MLP 递归](02_mlp_recursion.ipynb) | 4.1 | 逐层递归公式、对核退化的正确理解、有序与混沌 |
 # | [03 CNN](03_cnn.ipynb) | 4.2 | 像素对核、平移不变性需要池化、手写数字、步长/扩张、最大池化与平均池化 |
 # | [04 ResNet](04_resnet.ipynb) | 4.3 | 分支缩放 α = 1、1/√L、1/L：指数增长的 NTK 与有界的 NTK |
-# | [05 归一化与参数化](05_normalization_parameterization.ipynb) | 4.4 | 层归一化、批归一化造成的批内耦合、NTK 参数化与 μP：惰性训练与特征学习 |
+# | [05a 归一化](05a_normalization.ipynb) | 4.4.1 | 层归一化的尺度不变性及其适用范围、批归一化造成的批内耦合 |
+# | [05b 参数化](05b_parameterization.ipynb) | 4.4.2 | NTK 参数化、标准参数化与 μP：一张宽度指数表，惰性训练与特征学习 |
 # | [06 激活函数](06_activations.ipynb) | 4.5 | 齐次性、圆周与球面上的特征值衰减、频谱偏置、奇偶性陷阱 |
 # | [07 训练动力学](07_training_dynamics.ipynb) | 综述 §3 | 闭式解动力学与真实梯度下降的对比、惰性训练、早停 |
 # | [08 有效秩](08_effective_rank.ipynb) | 综述 §4 | $r_\infty$ 定律、接近 1 的值意味着什么、为什么它给不出任何泛化上界 |
 #
-# 本章习题 4.1–4.8（由 nbgrader 自动评分；提交方法见 README）：
+# 习题 4.1–4.9（4.1–4.8 出自本章，4.9 配合第 07 课）由 nbgrader 自动评分（提交方法见 README）：
 #
 # | 习题 | 学生 notebook | 对应课程 |
 # |---|---|---|
@@ -333,10 +335,11 @@ nh.check_close("identity: cos 30° at depths 1 and 50", at(1, "identity", 30) + 
 # | 4.2 CNN 的平移对称性 | [ex4_2_cnn_symmetry](../../exercises/chapter4/ex4_2_cnn_symmetry.ipynb) | 03 |
 # | 4.3 ResNet 的深度缩放 | [ex4_3_resnet_depth](../../exercises/chapter4/ex4_3_resnet_depth.ipynb) | 04 |
 # | 4.4 ReLU 与 erf 的比较 | [ex4_4_relu_vs_erf](../../exercises/chapter4/ex4_4_relu_vs_erf.ipynb) | 06 |
-# | 4.5 μP 如何打破核极限 | [ex4_5_mup](../../exercises/chapter4/ex4_5_mup.ipynb) | 05 |
+# | 4.5 μP 如何离开核区域 | [ex4_5_mup](../../exercises/chapter4/ex4_5_mup.ipynb) | 05b |
 # | 4.6 最大池化的替代方案 | [ex4_6_pooling](../../exercises/chapter4/ex4_6_pooling.ipynb) | 03 |
 # | 4.7 50 层 MLP 的核退化与有效秩 | [ex4_7_collapse_rank](../../exercises/chapter4/ex4_7_collapse_rank.ipynb) | 02, 08 |
 # | 4.8 激活函数与双下降 | [ex4_8_double_descent](../../exercises/chapter4/ex4_8_double_descent.ipynb) | 06 |
+# | 4.9 早停是一种隐式的岭回归 | [ex4_9_early_stopping](../../exercises/chapter4/ex4_9_early_stopping.ipynb) | 07 |
 
 # %% [markdown]
 # ## 如何使用这些课程
@@ -366,7 +369,7 @@ nh.check_close("identity: cos 30° at depths 1 and 50", at(1, "identity", 30) + 
 # | $r_\text{eff}$ | `effective_rank` | $\operatorname{tr}(K)^2/\lVert K\rVert_F^2$ |
 #
 # 所有网络都采用 **NTK 参数化**：$z = \frac{\sigma_w}{\sqrt{\text{fan-in}}} W h + \sigma_b b$，
-# 其中 $W, b$ 的每个元素都取自 $\mathcal N(0,1)$（第 05 课把它与标准参数化以及 μP 作比较）。
+# 其中 $W, b$ 的每个元素都取自 $\mathcal N(0,1)$（第 05b 课把它与标准参数化以及 μP 作比较）。
 
 # %% [markdown]
 # ## Glossary · 术语表

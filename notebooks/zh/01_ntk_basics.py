@@ -289,7 +289,7 @@ nh.widgets.live_figure(
     width=nh.widgets.width_slider(256, options=(16, 64, 256, 1024, 4096, 16384)),
     step_size=nh.widgets.sigma_slider(nh._("step size η"), 1.0, min=0.25, max=2.0, step=0.25),
     activation=nh.widgets.activation_dropdown("relu"),
-    seed=nh.widgets.int_slider("seed", 0, min=0, max=7),
+    seed=nh.widgets.int_slider(nh._("seed"), 0, min=0, max=7),
 )
 
 # %% [markdown]
@@ -394,7 +394,7 @@ nh.check_close("idea picture: Θ(x, x_i) at 270° (quoted -0.09)", column[opposi
 #   对光滑激活函数证明了这个上界）。
 #
 # 当 $m\to\infty$ 时，权重和核被冻结，而函数仍在学习：这就是**惰性训练**（Chizat, Oyallon & Bach 2019）。在更深的
-# 网络中，$m\times m$ 的隐藏层权重矩阵每个元素移动得更少，为 $O(1/m)$（第 05 课）。
+# 网络中，$m\times m$ 的隐藏层权重矩阵每个元素移动得更少，为 $O(1/m)$（第 05b 课）。
 #
 # 测量方法：宽度从 64 到 4096 的网络（每个宽度两个随机种子）用梯度下降训练，直到每个网络在圆周的 7 个输入上把输出
 # 改变了同一个函数：角度 $\alpha$ 处改变 $\sin 2\alpha$（目标为 $y = f_0 + \sin 2\alpha$，所以每个网络要走的距离
@@ -412,7 +412,7 @@ nh.plotting.loglog_fit(ax, lazy.widths, lazy.weight_change.mean(1),
                        label=nh._("weights: |W_T − W_0| / |W_0|"))
 nh.plotting.loglog_fit(ax, lazy.widths, lazy.kernel_change.mean(1), label=nh._("NTK: |Θ_T − Θ_0| / |Θ_0|"))
 nh.plotting.width_ticks(ax, lazy.widths)
-ax.set_xlabel("width m")
+ax.set_xlabel(nh._("width m"))
 ax.set_ylabel(nh._("relative change during training"))
 ax.set_title(nh._("Wider: the weights and the kernel move less, the function just as much"))
 ax.legend(loc="lower left")
@@ -472,7 +472,7 @@ nh.check_close("seeds 2 and 3: slope of the NTK change, erf and ReLU (quoted -0.
 #
 # **损失函数不在这些条件之中**：有限时间的结论对交叉熵和对平方损失同样成立，平方损失只是多给了 §1 的闭式解。仅靠
 # 宽度也不能冻结核：在*最大更新参数化* μP 下（它对读出层和学习率的缩放方式不同），任意宽度的网络都在学习特征，核的
-# 变化为 $O(1)$（Yang & Hu 2021；第 05 课）。
+# 变化为 $O(1)$（Yang & Hu 2021；第 05b 课）。
 #
 # **标准参数化。** 标准参数化的 MLP 前面没有 $1/\sqrt m$ 因子，权重取自 $\mathcal N(0, 1/\text{fan-in})$（LeCun
 # 初始化，下面显式地设定：PyTorch 默认的 `nn.Linear` 取自 $U(\pm 1/\sqrt{\text{fan-in}})$，方差只有它的三分之一）。
@@ -630,14 +630,15 @@ sweep = nh.width_sweep(architecture, x, widths=[64, 128, 256, 512, 1024, 2048], 
 fig, ax = plt.subplots()
 for s in range(sweep.errors.shape[1]):
     ax.loglog(sweep.widths, sweep.errors[:, s], "o", color="gray", alpha=0.5, ms=4,
-              label="one seed" if s == 0 else None)
-nh.plotting.loglog_fit(ax, sweep.widths, sweep.errors.mean(1), label=f"mean of {sweep.errors.shape[1]} seeds",
+              label=nh._("one seed") if s == 0 else None)
+nh.plotting.loglog_fit(ax, sweep.widths, sweep.errors.mean(1),
+                       label=nh._("mean of {count} seeds").format(count=sweep.errors.shape[1]),
                        guide_slope=-0.5)
 nh.plotting.width_ticks(ax, sweep.widths)
 ax.set_yticks([0.05, 0.1, 0.2, 0.5, 1], ["0.05", "0.1", "0.2", "0.5", "1"])     # plain numbers, not 2×10⁻¹
 ax.yaxis.set_minor_locator(plt.NullLocator())
-ax.set_xlabel("width m")
-ax.set_ylabel("relative error vs infinite width")
+ax.set_xlabel(nh._("width m"))
+ax.set_ylabel(nh._("relative error vs infinite width"))
 ax.set_title(nh._("One network's NTK approaches its limit like $m^{-1/2}$"))
 plt.show()
 
@@ -658,11 +659,11 @@ def draw_scatter(width, depth, activation, seed):
     finite = nh.empirical_ntk(arch.network(4, width=width, seed=seed), x)
     error = float((finite - exact).norm() / exact.norm())
     fig, ax = plt.subplots(figsize=(7.6, 4.2))
-    ax.scatter(exact.flatten(), finite.flatten(), s=12, label=r"entries $\Theta(x_i,x_j)$")
+    ax.scatter(exact.flatten(), finite.flatten(), s=12, label=nh._(r"entries $\Theta(x_i,x_j)$"))
     lims = [float(exact.min()), float(exact.max())]
-    ax.plot(lims, lims, "k--", lw=1, label="perfect agreement")
-    ax.set_xlabel("infinite-width NTK")
-    ax.set_ylabel(f"width-{width} NTK (seed {seed})")
+    ax.plot(lims, lims, "k--", lw=1, label=nh._("perfect agreement"))
+    ax.set_xlabel(nh._("infinite-width NTK"))
+    ax.set_ylabel(nh._("width-{width} NTK (seed {seed})").format(width=width, seed=seed))
     ax.set_title(linearization.kernel_error_title(activation, depth, error))
     ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1))        # outside: narrow deep nets scatter anywhere
 
@@ -672,7 +673,7 @@ nh.widgets.live_figure(
     width=nh.widgets.width_slider(256, options=(16, 32, 64, 128, 256, 512, 1024, 2048)),
     depth=nh.widgets.depth_slider(3, max=8),
     activation=nh.widgets.activation_dropdown("relu"),
-    seed=nh.widgets.int_slider("seed", 0, min=0, max=3),
+    seed=nh.widgets.int_slider(nh._("seed"), 0, min=0, max=3),
 )
 
 # %% [markdown]
@@ -766,14 +767,15 @@ spread, bias = np.array(spread), np.array(bias)
 leftover = spread / math.sqrt(n_seeds)
 
 fig, ax = plt.subplots()
-slope_spread = nh.plotting.loglog_fit(ax, small_widths, spread, label="spread (one network)")
-slope_bias = nh.plotting.loglog_fit(ax, small_widths, bias, label="bias (mean of 400)")
-ax.loglog(small_widths, leftover, ":", color="gray", label="leftover spread in the mean (spread/√400)")
+slope_spread = nh.plotting.loglog_fit(ax, small_widths, spread, label=nh._("spread (one network)"))
+slope_bias = nh.plotting.loglog_fit(ax, small_widths, bias, label=nh._("bias (mean of 400)"))
+ax.loglog(small_widths, leftover, ":", color="gray",
+          label=nh._("leftover spread in the mean (spread/√400)"))
 ax.set_ylim(leftover.min() / 1.5, spread.max() * 4)                 # room for the legend above the data
 nh.plotting.width_ticks(ax, small_widths)
 ax.legend(loc="upper right")
-ax.set_xlabel("width m")
-ax.set_ylabel("relative size vs infinite width")
+ax.set_xlabel(nh._("width m"))
+ax.set_ylabel(nh._("relative size vs infinite width"))
 ax.set_title(nh._("Averaging removes the spread and exposes a bias that falls like 1/m"))
 plt.show()
 

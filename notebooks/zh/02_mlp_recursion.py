@@ -198,12 +198,13 @@ left.hist(inputs, bins=60, color=nh.plotting.PALETTE[1], alpha=0.6)
 left.set_xlabel(nh._("post-activation h⁽¹⁾ⱼ(x′) = relu(z⁽¹⁾ⱼ(x′))"))
 left.set_ylabel(nh._("number of units"))
 left.set_title(nh._("What layer 2 sums: ReLU outputs, half of them 0"))
-heights = right.hist(units, bins=60, density=True, alpha=0.5, label=f"{width} units of one network")[0]
+heights = right.hist(units, bins=60, density=True, alpha=0.5,
+                     label=nh._("{width} units of one network").format(width=width))[0]
 right.plot(grid, torch.exp(-grid ** 2 / (2 * variance)) / math.sqrt(2 * math.pi * variance),
-           label="N(0, Σ⁽²⁾(x′,x′)) from the recursion")
+           label=nh._("N(0, Σ⁽²⁾(x′,x′)) from the recursion"))
 right.set_ylim(0, 1.35 * max(float(heights.max()), 1 / math.sqrt(2 * math.pi * variance)))   # legend room
-right.set_xlabel("pre-activation z⁽²⁾ᵢ(x′)")
-right.set_ylabel("probability density")
+right.set_xlabel(nh._("pre-activation z⁽²⁾ᵢ(x′)"))
+right.set_ylabel(nh._("probability density"))
 right.set_title(nh._("Yet layer 2's units are Gaussian, as predicted"))
 right.legend(loc="upper left", fontsize=9)
 plt.show()
@@ -415,8 +416,8 @@ fig, ax = plt.subplots(figsize=(5.2, 4.8))
 ax.plot(c, nh.correlation_map(c, "relu"), label="ReLU, σ_w² = 2")
 ax.plot(c, c, "k--", lw=1, label="c′ = c")
 ax.plot(stairs[:-1], stairs[1:], color=nh.plotting.PALETTE[1], lw=1.2, label=nh._("12 layers from c₀ = 0"))
-ax.set_xlabel("correlation c at layer l")
-ax.set_ylabel("correlation c′ at layer l + 1")
+ax.set_xlabel(nh._("correlation c at layer l"))
+ax.set_ylabel(nh._("correlation c′ at layer l + 1"))
 ax.set_title(nh._("Each layer is one step; near c = 1 the steps shrink"))
 ax.legend(loc="upper left", fontsize=9)
 plt.show()
@@ -475,9 +476,9 @@ nh.check_close("answer (b): the fraction of the gap that the first layer closes 
 layers = torch.arange(0, 1001)
 trajectory = nh.correlation_trajectory(torch.tensor([0.0], dtype=torch.float64), 1000, "relu")[:, 0]
 fig, ax = plt.subplots()
-ax.loglog(layers[1:], 1 - trajectory[1:], label="1 − c_l (orthogonal inputs)")
+ax.loglog(layers[1:], 1 - trajectory[1:], label=nh._("1 − c_l (orthogonal inputs)"))
 ax.loglog(layers[10:], 9 * math.pi ** 2 / (2 * layers[10:] ** 2), "k--", lw=1, label="9π²/(2l²)")
-ax.set_xlabel("layer l")
+ax.set_xlabel(nh._("layer l"))
 ax.set_ylabel("1 − c_l")
 ax.set_title(nh._("Correlations reach 1 polynomially: 1 − c_l ≈ 9π²/(2l²)"))
 ax.legend()
@@ -520,8 +521,8 @@ fig, ax = plt.subplots()
 ax.semilogx(deep.depths, nngp_corr, label="NNGP  Σ(x,x′)/Σ(x,x)")
 ax.semilogx(deep.depths, ntk_corr, label="NTK  Θ(x,x′)/Θ(x,x)")
 ax.axhline(0.25, color="k", ls="--", lw=1, label="1/4")
-ax.set_xlabel("depth L")
-ax.set_ylabel("normalized kernel, orthogonal inputs")
+ax.set_xlabel(nh._("depth L"))
+ax.set_ylabel(nh._("normalized kernel, orthogonal inputs"))
 ax.set_title(nh._("The NNGP forgets the angle; the normalized NTK settles at ¼"))
 ax.legend()
 plt.show()
@@ -628,10 +629,10 @@ print(nh._("spread of the test predictions (standard deviation), depth 50 / dept
 
 # %%
 fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
-left.semilogy(depths, test_mse, "o-", label="NTK regression")
-left.axhline(float(y[test].var()), color="k", ls="--", lw=1, label="predict the mean")
-left.set_xlabel("depth L")
-left.set_ylabel("test MSE")
+left.semilogy(depths, test_mse, "o-", label=nh._("NTK regression"))
+left.axhline(float(y[test].var()), color="k", ls="--", lw=1, label=nh._("predict the mean"))
+left.set_xlabel(nh._("depth L"))
+left.set_ylabel(nh._("test MSE"))
 left.set_title(nh._("Test error rises with depth"))
 left.legend()
 for L, colour in ((1, 0), (50, 1)):
@@ -695,12 +696,13 @@ log_chi = torch.log(chi)
 norm = colors.TwoSlopeNorm(vmin=float(log_chi.min()), vcenter=0.0, vmax=float(log_chi.max()))   # 0 = white
 image = ax.pcolormesh(sigma_w2_grid, sigma_b2_grid, log_chi, cmap="RdBu_r", norm=norm, shading="auto")
 ax.contour(sigma_w2_grid, sigma_b2_grid, chi, levels=[1.0], colors="k")
-ax.plot([], [], "k-", label="edge of chaos, χ₁ = 1")
-ax.plot([1.761], [0.05], "k*", ms=12, label="(1.761, 0.05), Schoenholz et al.")
-ax.plot([0.5, 1.0], [0.0, 0.0], color=nh.plotting.PALETTE[2], lw=6, label="q* = 0 (degenerate)")
+ax.plot([], [], "k-", label=nh._("edge of chaos, χ₁ = 1"))
+ax.plot([1.761], [0.05], "k*", ms=12, label=nh._("(1.761, 0.05), Schoenholz et al."))
+ax.plot([0.5, 1.0], [0.0, 0.0], color=nh.plotting.PALETTE[2], lw=6, label=nh._("q* = 0 (degenerate)"))
 outline = [patheffects.withStroke(linewidth=3, foreground="black")]                # readable on dark blue
-ax.text(0.7, 0.42, "ordered\nχ₁ < 1", fontsize=12, color="white", fontweight="bold", path_effects=outline)
-ax.text(3.1, 0.3, "chaotic\nχ₁ > 1", fontsize=12)
+ax.text(0.7, 0.42, nh._("ordered\nχ₁ < 1"), fontsize=12, color="white", fontweight="bold",
+        path_effects=outline)
+ax.text(3.1, 0.3, nh._("chaotic\nχ₁ > 1"), fontsize=12)
 ax.set_xlabel("σ_w²")
 ax.set_ylabel("σ_b²")
 ax.set_title(nh._("tanh: the line χ₁ = 1 separates order (blue) from chaos (red)"))
@@ -718,7 +720,8 @@ nh.check_close("χ₁ at the published edge of chaos (1.761, 0.05) (5e-3: its th
 # $\sigma_b^2 = 0.05$），分别从 $c_0 = 0.2$（实线）和 $c_0 = 0.95$（虚线）出发：
 
 # %%
-phases = {"ordered (1.0, 0.05)": 1.0, "edge (1.761, 0.05)": 1.761, "chaotic (3.0, 0.05)": 3.0}  # σ_w² of each
+phases = {nh._("ordered (1.0, 0.05)"): 1.0, nh._("edge (1.761, 0.05)"): 1.761,  # σ_w² of each
+          nh._("chaotic (3.0, 0.05)"): 3.0}
 starts = torch.tensor([0.2, 0.95], dtype=torch.float64)
 fig, ax = plt.subplots()
 paths = []                                                                   # ordered, edge, chaotic
@@ -729,8 +732,8 @@ for index, (name, w2) in enumerate(phases.items()):
     ax.plot(paths[-1][:, 1], "--", color=nh.plotting.PALETTE[index])
 ax.plot([], [], "k-", label=nh._("from c₀ = 0.2"))
 ax.plot([], [], "k--", label=nh._("from c₀ = 0.95"))
-ax.set_xlabel("layer")
-ax.set_ylabel("correlation c_l")
+ax.set_xlabel(nh._("layer"))
+ax.set_ylabel(nh._("correlation c_l"))
 ax.set_title(nh._("Order pulls correlations to 1; chaos drives them to c* < 1 from above and below"))
 ax.legend(fontsize=9, ncol=2)
 plt.show()
@@ -790,9 +793,9 @@ left.set_ylim(1e-12, 3)
 middle.axhline(0.5, color="k", ls=":", lw=1)
 right.set_ylim(0.4, 0.52)
 for ax, x_label, y_label, title in (
-        (left, "layer l", nh._("variance q_l"), nh._("The variance dies, like 1/(2l) at σ_w = 1")),
-        (middle, "depth L", "Θ(x,x)", nh._("So does the NTK's scale, but not at σ_w = 1 (→ ½)")),
-        (right, "depth L", nh._("normalized NNGP at 60°"), nh._("The correlation freezes"))):
+        (left, nh._("layer l"), nh._("variance q_l"), nh._("The variance dies, like 1/(2l) at σ_w = 1")),
+        (middle, nh._("depth L"), "Θ(x,x)", nh._("So does the NTK's scale, but not at σ_w = 1 (→ ½)")),
+        (right, nh._("depth L"), nh._("normalized NNGP at 60°"), nh._("The correlation freezes"))):
     ax.set_xlabel(x_label)
     ax.set_ylabel(y_label)
     ax.set_title(title, fontsize=11)
@@ -883,13 +886,13 @@ def draw_collapse(depth, activation, sigma_w, sigma_b):
     for shown in sorted({1, depth}):
         alpha = 1.0 if shown == depth else 0.3                             # depth 1 faint, for reference
         ax.plot(sp.DEGREES, kernels.ntk[shown - 1], color=nh.plotting.PALETTE[0], alpha=alpha,
-                label=f"NTK, depth {shown}")
+                label=nh._("NTK, depth {depth}").format(depth=shown))
         ax.plot(sp.DEGREES, kernels.nngp[shown - 1], "--", color=nh.plotting.PALETTE[1], alpha=alpha,
-                label=f"NNGP, depth {shown}")
+                label=nh._("NNGP, depth {depth}").format(depth=shown))
     ax.set_ylim(*sp.y_limits(kernels.ntk[[0, depth - 1]], kernels.nngp[[0, depth - 1]]))
     ax.axhline(0, color="k", lw=0.5)
-    ax.set_xlabel("angle θ between the inputs (degrees)")
-    ax.set_ylabel("normalized kernel  K(x,x′)/K(x,x)")
+    ax.set_xlabel(nh._("angle θ between the inputs (degrees)"))
+    ax.set_ylabel(nh._("normalized kernel  K(x,x′)/K(x,x)"))
     ax.set_title(sp.title(activation, sigma_w, sigma_b))
     ax.legend(fontsize=9)
     print(sp.report(activation, sigma_w, sigma_b, depth))
@@ -901,7 +904,7 @@ nh.widgets.live_figure(
     depth=nh.widgets.depth_slider(10, max=100),
     activation=nh.widgets.activation_dropdown("relu", options=("relu", "tanh", "erf")),
     sigma_w=sp.sigma_w_slider(),
-    sigma_b=nh.widgets.sigma_slider("sigma_b", 0.0, max=1.0),
+    sigma_b=nh.widgets.sigma_slider(nh._("sigma_b"), 0.0, max=1.0),
 )
 
 # %% [markdown]

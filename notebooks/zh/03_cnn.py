@@ -227,8 +227,8 @@ for name, net in [("GAP", gap_net), ("flatten", flat_net)]:
 fig, ax = plt.subplots()
 for name, values in change.items():
     ax.plot(shifts, values, "o-", label=name)
-ax.set_xlabel("shift s of x (pixels)")
-ax.set_ylabel("relative change of Θ(T_s x, x′)")
+ax.set_xlabel(nh._("shift s of x (pixels)"))
+ax.set_ylabel(nh._("relative change of Θ(T_s x, x′)"))
 ax.set_title(nh._("Shift one image: GAP does not notice, flatten does"))
 ax.legend()
 plt.show()
@@ -528,12 +528,12 @@ correlation = {name: correlation_with_middle(conv_stack(3, act)) for name, act i
 pixels = np.arange(32)
 far = np.abs(pixels - 16) > 6                                          # disjoint receptive fields
 fig, ax = plt.subplots()
-ax.axvspan(16 - 6.5, 16 + 6.5, color="0.9", label="receptive fields overlap")
+ax.axvspan(16 - 6.5, 16 + 6.5, color="0.9", label=nh._("receptive fields overlap"))
 for name, values in correlation.items():
-    ax.plot(pixels, values, "o-", label=f"{name} between the convolutions")
+    ax.plot(pixels, values, "o-", label=nh._("{name} between the convolutions").format(name=name))
 ax.axhline(0, color="k", lw=1)
-ax.set_xlabel("pixel p′ (the middle unit sits at p = 16)")
-ax.set_ylabel("correlation of units p and p′")
+ax.set_xlabel(nh._("pixel p′ (the middle unit sits at p = 16)"))
+ax.set_ylabel(nh._("correlation of units p and p′"))
 ax.set_title(nh._("Disjoint receptive fields, yet ReLU units stay correlated"))
 ax.legend()
 plt.show()
@@ -664,10 +664,12 @@ for depth in (2, 8):
 fig, ax = plt.subplots()
 for (depth, (measured, predicted)), color in zip(effective.items(), nh.plotting.PALETTE):
     inside = predicted > 0                                   # outside: exactly 0, not drawn on a log axis
-    ax.semilogy(offsets[inside], measured[inside], "o", color=color, label=f"depth {depth}: 64 networks")
-    ax.semilogy(offsets[inside], predicted[inside], "-", color=color, label=f"depth {depth}: 2 N_pq / 3^L")
-ax.set_xlabel("offset q − p of the input pixel (pixels)")
-ax.set_ylabel("mean of (∂f_p / ∂x_q)²")
+    ax.semilogy(offsets[inside], measured[inside], "o", color=color,
+                label=nh._("depth {depth}: 64 networks").format(depth=depth))
+    ax.semilogy(offsets[inside], predicted[inside], "-", color=color,
+                label=nh._("depth {depth}: 2 N_pq / 3^L").format(depth=depth))
+ax.set_xlabel(nh._("offset q − p of the input pixel (pixels)"))
+ax.set_ylabel(nh._("mean of (∂f_p / ∂x_q)²"))
 ax.set_title(nh._("Inside the receptive field, influence is a narrow bell"))
 ax.legend()
 plt.show()
@@ -701,8 +703,8 @@ def explore_receptive_field(depth, dilation, stride):
 
 # %% tags=["nbval-ignore-output"]
 nh.widgets.live_figure(explore_receptive_field, depth=nh.widgets.depth_slider(3, max=6),
-                       dilation=nh.widgets.int_slider("dilation", 1, min=1, max=4),
-                       stride=nh.widgets.int_slider("stride", 1, min=1, max=2))
+                       dilation=nh.widgets.int_slider(nh._("dilation"), 1, min=1, max=4),
+                       stride=nh.widgets.int_slider(nh._("stride"), 1, min=1, max=2))
 
 # %% [markdown]
 # **先预测，再验证。**

@@ -132,8 +132,8 @@ def pixel_pair_panels(kernels, titles, *, suptitle: str, diagonal: bool = False)
         if diagonal:
             ax.plot([-0.5, size - 0.5], [-0.5, size - 0.5], "--", color="0.4", lw=1)
         ax.set_title(title)
-        ax.set_xlabel("pixel p′ of x′")           # older labels: zh_labels translates them
-    axes[0][0].set_ylabel("pixel p of x")
+        ax.set_xlabel(_("pixel p′ of x′"))
+    axes[0][0].set_ylabel(_("pixel p of x"))
     fig.colorbar(image, ax=axes[0].tolist(), shrink=0.8, label=_("entry / largest entry"))
     fig.suptitle(suptitle)
     return fig
@@ -228,9 +228,9 @@ def show_receptive_field(sensitivity: torch.Tensor, paths: torch.Tensor, *, dept
                                       layout="constrained")
     title = _("Unit {unit} feels {count} of {n_in} pixels; blank: no influence at all").format(
         unit=unit, count=influence.count, n_in=influence.n_in)
-    heatmap(top, shown, title=title, xlabel=None, ylabel="output unit p", vmin=-4, vmax=0, colorbar=False)
+    heatmap(top, shown, title=title, xlabel=None, ylabel=_("output unit p"), vmin=-4, vmax=0, colorbar=False)
     image = top.images[0]
-    fig.colorbar(image, ax=[top, bottom], shrink=0.6, label="log₁₀ |∂f_p/∂x_q| (0 = largest)")
+    fig.colorbar(image, ax=[top, bottom], shrink=0.6, label=_("log₁₀ |∂f_p/∂x_q| (0 = largest)"))
     top.set_aspect("auto")
     ticks = sorted(set(range(0, influence.n_out, max(1, influence.n_out // 8))) | {unit})
     top.set_yticks(ticks)
@@ -251,7 +251,7 @@ def show_receptive_field(sensitivity: torch.Tensor, paths: torch.Tensor, *, dept
     bottom.plot(q[reached], 0.5 * (count[reached] / count.max()).log10(), "-", color="0.3",
                 label=_("root-mean-square over random networks"))
     bottom.set_ylim(-4.2, 0.3)
-    bottom.set_xlabel("input pixel q")               # older labels: zh_labels translates them
+    bottom.set_xlabel(_("input pixel q"))
     bottom.set_ylabel(_("unit {unit}: log₁₀ of\n|∂f_p/∂x_q| / largest").format(unit=unit))
     bottom.legend(loc="lower right", fontsize=8)
     for line in receptive_field_sentences(influence, depth=depth, dilation=dilation, stride=stride):
@@ -346,11 +346,11 @@ def accuracy_bars(accuracies: dict, *, title: str, chance: float):
         values = np.asarray(accuracies[name], dtype=float)
         ax.plot(np.full(len(values), index) + np.linspace(-0.15, 0.15, len(values)), values, "o", ms=4,
                 color="k", label=_("one split") if index == 0 else None)
-    ax.axhline(chance, color="k", ls=":", lw=1, label=f"chance ({chance:g})")
+    ax.axhline(chance, color="k", ls=":", lw=1, label=_("chance ({chance:g})").format(chance=chance))
     ax.set_ylim(0, 1.25)                                       # room for the legend above the bars
     ax.set_yticks(np.linspace(0, 1, 6))
-    ax.set_xlabel("kernel (infinite width)")           # older labels: zh_labels translates them
-    ax.set_ylabel("test accuracy")
+    ax.set_xlabel(_("kernel (infinite width)"))
+    ax.set_ylabel(_("test accuracy"))
     ax.set_title(title)
     ax.legend(loc="upper left", fontsize=9, ncol=2)
     return fig

@@ -14,6 +14,8 @@ import matplotlib.ticker
 import matplotlib.pyplot as plt
 import numpy as np
 
+from .messages import gettext as _
+
 #: Okabe-Ito colours: blue, vermillion, green, purple, orange, sky blue, yellow, black.
 PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000"]
 
@@ -51,10 +53,10 @@ def loglog_fit(ax, x, y, *, label: str, guide_slope: float | None = None, color=
     """Points on log-log axes with their fitted slope in the legend, and an optional guide line."""
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     slope, intercept = np.polyfit(np.log(x), np.log(y), 1)
-    line, = ax.loglog(x, y, "o", label=f"{label} (slope {slope:.2f})", color=color)
+    line, = ax.loglog(x, y, "o", label=_("{label} (slope {slope:.2f})").format(label=label, slope=slope), color=color)
     ax.loglog(x, np.exp(intercept) * x ** slope, "-", color=line.get_color(), alpha=0.6)
     if guide_slope is not None:
-        ax.loglog(x, y[0] * (x / x[0]) ** guide_slope, "k--", lw=1, label=f"slope {guide_slope:g} guide")
+        ax.loglog(x, y[0] * (x / x[0]) ** guide_slope, "k--", lw=1, label=_("slope {slope:g} guide").format(slope=guide_slope))
     ax.legend()
     return slope
 

@@ -225,7 +225,7 @@ def sigma_w_slider(value: float = SQRT2):
     import ipywidgets as widgets
 
     return widgets.SelectionSlider(options=[(sigma_label(v), v) for v in SIGMA_W_VALUES], value=value,
-                                   description="sigma_w", style={"description_width": "initial"},
+                                   description=_("sigma_w"), style={"description_width": "initial"},
                                    layout=widgets.Layout(width="420px"))
 
 
@@ -300,7 +300,7 @@ def draw_idea():
     for index, label in enumerate(labels):
         right.semilogy(gap[:, index], color=PALETTE[index], label=label)
     right.set_ylim(1e-9, 3)                                                   # room for the legend
-    right.set_xlabel("layer l")
+    right.set_xlabel(_("layer l"))
     right.set_ylabel("1 − c_l")
     right.set_title(_("Many layers: how fast the correlation c_l goes to 1, if at all"), fontsize=11.5)
     right.legend(loc="lower left", fontsize=8.5)

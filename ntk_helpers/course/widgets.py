@@ -25,11 +25,11 @@ def int_slider(name: str, value: int, *, min: int, max: int) -> widgets.IntSlide
 
 
 def depth_slider(value: int = 3, *, min: int = 1, max: int = 100) -> widgets.IntSlider:
-    return int_slider("depth", value, min=min, max=max)
+    return int_slider(_("depth"), value, min=min, max=max)
 
 
 def width_slider(value: int = 256, *, options=(16, 32, 64, 128, 256, 512, 1024, 2048, 4096)) -> widgets.SelectionSlider:
-    return widgets.SelectionSlider(value=value, options=list(options), description="width", style=_STYLE, layout=_LAYOUT)
+    return widgets.SelectionSlider(value=value, options=list(options), description=_("width"), style=_STYLE, layout=_LAYOUT)
 
 
 def dropdown(name: str, value: str, *, options) -> widgets.Dropdown:
@@ -37,7 +37,7 @@ def dropdown(name: str, value: str, *, options) -> widgets.Dropdown:
 
 
 def activation_dropdown(value: str = "relu", *, options=tuple(ACTIVATIONS)) -> widgets.Dropdown:
-    return dropdown("activation", value, options=options)
+    return dropdown(_("activation"), value, options=options)
 
 
 def sigma_slider(name: str, value: float, *, min: float = 0.0, max: float = 3.0, step: float = 0.05) -> widgets.FloatSlider:
