@@ -1,7 +1,7 @@
-"""Normalization layers: chapter 4.4, lesson 05.
+"""Normalization layers: chapter 4.4.1, lesson 05a.
 
 - ``layer_norm()`` after a dense or conv layer (zero-mean pre-activations). At infinite width the
-  channel statistics of an input are its kernel diagonal, so (lesson 05, section 4.4.1; the map of
+  channel statistics of an input are its kernel diagonal, so (lesson 05a, section 4.4.1; the map of
   neural-tangents' ``stax.LayerNorm``, Novak et al. 2020)
   ``Sigma -> Sigma / sqrt((Sigma(x,x) + eps)(Sigma(x',x') + eps))`` and the NTK likewise; the
   Jacobian's projection terms are O(1/width) and vanish.
