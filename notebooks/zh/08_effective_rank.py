@@ -3,16 +3,17 @@
 # [在 Colab 中打开](https://colab.research.google.com/github/ntk-notebooks/ntk-notebooks/blob/main/notebooks/zh/08_effective_rank.ipynb) · [Binder](https://mybinder.org/v2/gh/ntk-notebooks/ntk-notebooks/HEAD?labpath=notebooks%2Fzh%2F08_effective_rank.ipynb)（在 Colab 上，要让图和滑块显示中文，请先运行 `%pip install mplfonts==0.0.11` 和 `%env NTK_LESSON_LANGUAGE=zh`）
 # （[English version / 英文版](../08_effective_rank.ipynb)）
 #
-# *NTK 综述第 4 节。*
+# *NTK 综述第 4 节，以及本章的总结表。*
 #
 # **本课内容**
-# - 有效秩 $r_\text{eff}(K) = \operatorname{tr}(K)^2/\lVert K\rVert_F^2$，以及输入数目增大时它所服从的极限定律；
-# - 极限 $r_\infty$ 与 $n$ 无关，并且当非对角元素趋于零时会无界地增长；
-# - 为什么接近 1 的值意味着“一个常数模态占主导”（以及中心化起什么作用）；
-# - 为什么综述所声称的泛化上界 $O(\sqrt{r_\infty/n})$ 不可能成立，无论其中的常数取多少；
-# - 综述后面几节（NTK-ECRN、频率原则、稳定性边缘、Grokking）的依据是什么。
+# - 核矩阵的有效秩 $r_\text{eff}(K) = \operatorname{tr}(K)^2/\lVert K\rVert_F^2$ 数的是什么，以及为什么随着输入个数增大，
+#   它对**每一个**核都趋于一个常数 $r_\infty$；
+# - $r_\infty$ 取决于什么（非对角元素的均*方*），以及为什么接近 1 的值意味着“一个常数模态占主导”；
+# - 不同输入的 NTK Gram 矩阵何时奇异，它的函数空间何时稠密；
+# - 为什么形如 $O(\sqrt{r_\infty/n})$ 的上界不可能约束泛化误差；
+# - 用一张表概括全章：结构 → 机制 → NTK 的性质。
 #
-# **预备知识：** 第 01–02 课、第 07 课。
+# **预备知识：** 第 01–02 课（NTK 及其递归）、第 07 课（用 NTK 做核回归）；一些线性代数（特征值、迹、Frobenius 范数）。
 
 # %%
 # On Colab (or any Jupyter without this course's package) this installs it (once); here it does nothing.
@@ -25,417 +26,704 @@ if importlib.util.find_spec("ntk_helpers") is None:
 # %%
 import math
 
-import matplotlib as mpl
 import matplotlib.pyplot as plt
 import numpy as np
 import torch
 import ntk_helpers as nh
+from ntk_helpers.course import effective_rank as course     # this lesson's experiments and explorer
 
 nh.plotting.use_style()
+PALETTE = nh.plotting.PALETTE
 
 # %% [markdown]
-# ## 定义
+# ## 一图看懂核心思想
 #
-# $r_\text{eff}(K) = \dfrac{\operatorname{tr}(K)^2}{\lVert K\rVert_F^2}
-# = \dfrac{(\sum_i\lambda_i)^2}{\sum_i\lambda_i^2}$，即特征值的“参与比”（participation ratio）：
-# 单位矩阵的倍数的有效秩为 $n$，秩一矩阵的有效秩为 1，而且它总是介于 1 与 $n$ 之间。
+# 有效秩数的是核矩阵的迹由多少个特征值分担：所有特征值相等时为 $n$，一个特征值包揽一切时为 1。它是核与输入的性质，
+# 看不见标签；只要核里有一个很大的常数成分，就足以把它压到 1 左右。
+
+# %%
+course.idea_figure()
+plt.show()
+
+# %% [markdown]
+# 两幅图是同一个核（单隐藏层 ReLU 网络的 NTK）在同样 200 个随机方向上的谱。右图把每个输入的每个坐标都加了 3：
+# 所有输入现在都有一个很大的公共部分，核也就有一个很大的常数部分，一个特征值几乎占去了全部的迹。但核能拟合的函数并没有
+# 变成一维的；本课会把这一点讲清楚。
+#
+# ## 有效秩（综述 §4.1）
+#
+# 对特征值为 $\lambda_i \ge 0$ 的对称半正定矩阵 $K$，
+#
+# $$r_\text{eff}(K) = \frac{\operatorname{tr}(K)^2}{\lVert K\rVert_F^2} = \frac{(\sum_i\lambda_i)^2}{\sum_i\lambda_i^2},$$
+#
+# 即谱的*参与比*（participation ratio）：单位矩阵的倍数为 $n$，秩一矩阵为 1，并且总在 1 与 $n$ 之间。它不是秩：
+# 满秩 $n$ 的矩阵，$r_\text{eff}$ 也可以接近 1。
 
 # %%
 n = 40
-print(nh._("identity: {identity:.1f}, all-ones: {ones:.1f}, "
-           "¾I + ¼11ᵀ (the deep ReLU NTK): {deep:.2f}").format(
-    identity=nh.effective_rank(torch.eye(n, dtype=torch.float64)),
-    ones=nh.effective_rank(torch.ones(n, n, dtype=torch.float64)),
-    deep=nh.effective_rank(0.75 * torch.eye(n, dtype=torch.float64) + 0.25)))
+eye, ones = torch.eye(n, dtype=torch.float64), torch.ones(n, n, dtype=torch.float64)
+print(nh._("identity: {identity:.1f}, all-ones: {ones:.1f}, ¾I + ¼11ᵀ (full rank): {mixed:.2f}").format(
+    identity=nh.effective_rank(eye), ones=nh.effective_rank(ones),
+    mixed=nh.effective_rank(0.75 * eye + 0.25 * ones)))
+
+# %% tags=["check"]
+nh.check_close("r_eff of the 40 × 40 identity (40)", nh.effective_rank(eye), 40.0, rtol=1e-12)
+nh.check_close("r_eff of the all-ones matrix (1)", nh.effective_rank(ones), 1.0, rtol=1e-12)
+# ¾I + ¼11ᵀ: eigenvalues 10.75 (once) and 0.75 (39 times): 40² / (10.75² + 39 · 0.75²)
+nh.check_close("r_eff of ¾I + ¼11ᵀ, n = 40 (11.64)", nh.effective_rank(0.75 * eye + 0.25 * ones),
+               1600 / (10.75 ** 2 + 39 * 0.75 ** 2), rtol=1e-12)
 
 # %% [markdown]
 # ## $r_\infty$ 定律（综述 §4.2）
+# <a id="r-infinity-law"></a>
 #
-# 若输入取自某个分布，则 $\mathbb E\operatorname{tr}K = n m_1$，
-# $\mathbb E\lVert K\rVert_F^2 = n m_2 + n(n-1) m_\text{off}$，其中 $m_1 = \mathbb E\,k(x,x)$，
-# $m_2 = \mathbb E\,k(x,x)^2$，$m_\text{off} = \mathbb E\,k(x,x')^2$。因此 $r_\text{eff}$ 趋于一个常数：
+# 从某个分布中独立地抽取 $n$ 个输入，令 $K_{ij} = k(x_i, x_j)$。对独立的 $x, x'$，记 $m_1 = \mathbb E\,k(x,x)$、
+# $m_2 = \mathbb E\,k(x,x)^2$、$m_\text{off} = \mathbb E\,k(x,x')^2$。于是
+# $\mathbb E\operatorname{tr}K = n m_1$，$\mathbb E\lVert K\rVert_F^2 = n m_2 + n(n-1)\,m_\text{off}$。由大数定律，
+# $\operatorname{tr}K/n \to m_1$，$\lVert K\rVert_F^2/n^2 \to m_\text{off}$，所以只要
+# $m_\text{off} > 0$，就有
 #
-# $$r_\infty = \frac{m_1^2}{m_\text{off}}, \qquad
-# r_\text{eff}(n) \approx \frac{n\, r_\infty}{n - 1 + r_\infty}\ \ (\text{对角元素为常数}).$$
+# $$r_\text{eff} \;\to\; r_\infty = \frac{m_1^2}{m_\text{off}}, \qquad
+# r_\text{eff}(n) \approx \frac{n\, r_\infty}{n - 1 + r_\infty}\ \ (\text{对角元为常数，} m_2 = m_1^2).$$
 #
-# > **综述原文：** 综述把“NTK 的谱维度是常数”当作一项关键发现（「有效秩收敛到一个常数，与样本量 $n$ 无关」），
-# > 又说 NTK 的 $r_\text{eff}\approx 1$–$2$，因此「核回归在低秩子空间中进行」。  
-# > **正确的说法：** 对于**任何**满足 $\mathbb E\,k(x,x')^2 > 0$ 的核，这个极限都存在（它就是 Mercer 谱的参与比；
-# > 出处是 P. A. Shukla 的一篇未经同行评审的预印本 arXiv:2512.00860，而不是“Anil et al.”）。
-# > 在球面 $S^9$ 上，NTK 的这个值是 12–17，而不是 1–2；只有当某个常数分量占主导时
-# > （数据均值、较大的偏置、深层 NNGP），才会出现接近 1 的值。此外，互不相同的输入的 NTK Gram 矩阵是满秩的：
-# > 无岭（ridgeless）回归用到了全部 $n$ 个方向
-# > （[勘误 B14](../../ERRATA.zh.md#b14)、[B15](../../ERRATA.zh.md#b15)、
-# > [B18](../../ERRATA.zh.md#b18)、[B43](../../ERRATA.zh.md#b43)）。
+# 这对**每一个**二阶矩有限的核都成立，并非 NTK 特有。$r_\infty$ 也是核*算子*的
+# 参与比：对它的 Mercer 特征值 $\mu_i$（按重数计），$m_1 = \sum_i\mu_i$，$m_\text{off} = \sum_i\mu_i^2$。
 #
-# 输入在 $S^9$ 上均匀分布（$d = 10$）；$r_\infty$ 通过对夹角做 Gauss–Jacobi 求积算出（`nh.effective_rank_limit`）：
+# 我们取球面 $S^9$（$d = 10$，半径 $\sqrt{10}$）上的均匀输入和无偏置网络，并对两个输入之间的夹角做数值积分来计算
+# $r_\infty$（`nh.effective_rank_limit`）。平移后的输入（每个坐标 $+3$）不在球面上，对它们我们只做测量。
 
 # %%
-d = 10
-sizes = [50, 100, 200, 400, 800]
-cases = {
-    "ReLU NTK, 1 layer": (nh.mlp(1), "ntk", 0.0),
-    "ReLU NTK, 50 layers": (nh.mlp(50), "ntk", 0.0),
-    "ReLU NNGP, 50 layers": (nh.mlp(50), "nngp", 0.0),
-    "erf NTK": (nh.mlp(1, "erf", sigma_w=1.0), "ntk", 0.0),
-    "ReLU NTK, inputs + 3": (nh.mlp(1), "ntk", 3.0),
-}
-case_names = {"ReLU NTK, 1 layer": nh._("ReLU NTK, 1 layer"),
-              "ReLU NTK, 50 layers": nh._("ReLU NTK, 50 layers"),
-              "ReLU NNGP, 50 layers": nh._("ReLU NNGP, 50 layers"),
-              "erf NTK": "erf NTK",                                # as printed
-              "ReLU NTK, inputs + 3": nh._("ReLU NTK, inputs + 3")}
-measured = {}
-for name, (arch, kind, offset) in cases.items():
-    kernels = [getattr(arch.kernel(nh.sphere(n, d, seed=n) + offset), kind) for n in sizes]
-    measured[name] = ([nh.effective_rank(K) for K in kernels],
-                      [nh.effective_rank(K, centered=True) for K in kernels])
-limits = {name: nh.effective_rank_limit(arch, d, kind=kind)
-          for name, (arch, kind, offset) in cases.items() if offset == 0}
-for name, (raw, centered) in measured.items():
-    print(nh._("{name:>22}: r_eff {raw}   centered {centered}").format(
-        name=case_names[name], raw=np.round(raw, 2), centered=np.round(centered, 1)))
-
-# %%
-fig, ax = plt.subplots()
-for index, (name, (raw, _)) in enumerate(measured.items()):
-    color = nh.plotting.PALETTE[index]
-    ax.semilogx(sizes, raw, "o-", color=color, label=name)
-    if name in limits:
-        ax.semilogx(sizes, [nh.effective_rank_finite(limits[name], n) for n in sizes], "--", color=color,
-                    lw=1)
-        ax.axhline(limits[name], color=color, ls=":", lw=1)
+sweeps = {name: course.rank_sweep(name) for name in course.CASES}
+sizes = list(course.SIZES)
+fig, ax = plt.subplots(figsize=(9.0, 4.2))
+for color, (name, sweep) in zip(PALETTE, sweeps.items()):
+    ax.semilogx(sizes, sweep.raw, "o", color=color, label=course.case_label(name))
+    if sweep.limit is not None:
+        ax.semilogx(sizes, sweep.predicted(), "-", color=color, lw=1)
+ax.plot([], [], "k-", lw=1, label=nh._("the law n r∞/(n − 1 + r∞)"))
 nh.plotting.width_ticks(ax, sizes)
-ax.set_xlabel("number of inputs n")
-ax.set_ylabel("effective rank")
-ax.set_title("dashed: n r∞/(n − 1 + r∞), dotted: r∞")
-ax.legend(fontsize=9)
+ax.set_xlabel(nh._("number of inputs n"))
+ax.set_ylabel(nh._("effective rank"))
+ax.set_title(nh._("r_eff levels off at a constant r∞; it is near 1 for the deep NNGP and the offset inputs"))
+ax.legend(fontsize=9, loc="center left", bbox_to_anchor=(1.0, 0.5))
 plt.show()
+for name, sweep in sweeps.items():
+    if sweep.limit is not None:
+        print(nh._("{name}: r∞ = {limit:.2f}, r_eff at n = 800: {raw:.2f}").format(
+            name=course.case_label(name), limit=sweep.limit, raw=sweep.raw[-1]))
 
-# %%
-print("r_inf:", {case_names[name]: round(value, 2) for name, value in limits.items()})
-for name in limits:
-    predicted = np.array([nh.effective_rank_finite(limits[name], n) for n in sizes])
-    relative = np.abs(np.array(measured[name][0]) / predicted - 1)[1:]
-    assert (relative <= 0.03).all(), (
-        f"{name}: r_eff should follow n r∞/(n − 1 + r∞) within 3% for n ≥ 100: "
-        f"predicted {np.round(predicted, 2)}, "
-        f"measured {np.round(measured[name][0], 2)}")
-ntk_limits = [limits[name] for name in ("ReLU NTK, 1 layer", "ReLU NTK, 50 layers", "erf NTK")]
-assert all(11 < r < 18 for r in ntk_limits), (
-    f"NTK values of r∞ on S^9: expected 12–17, measured {np.round(ntk_limits, 2)}")
-assert limits["ReLU NNGP, 50 layers"] < 1.05, (
-    f"deep NNGP: expected r∞ < 1.05 (one constant mode), measured {limits['ReLU NNGP, 50 layers']:.3f}")
+# %% tags=["check"]
+# a ratio of expectations: the finite-n curves follow it to a few percent
+on_sphere = np.concatenate([s.raw / s.predicted() for s in sweeps.values() if s.limit is not None])
+nh.check_close("4 kernels on S⁹: r_eff(n) / (n r∞/(n − 1 + r∞)), n = 50 … 800", on_sphere,
+               np.ones_like(on_sphere), rtol=0.03)
+nh.check_close("r∞ of the one-layer ReLU NTK on S⁹ (16.7)", sweeps["ReLU NTK, 1 layer"].limit, 16.7,
+               atol=0.01)
+nh.check_close("r∞ of the 50-layer ReLU NTK on S⁹ (12.0)", sweeps["ReLU NTK, 50 layers"].limit, 12.05,
+               atol=0.01)
+nh.check_close("r∞ of the erf NTK on S⁹ (13.7)", sweeps["erf NTK"].limit, 13.66, atol=0.01)
+nh.check_close("r∞ of the 50-layer ReLU NNGP on S⁹ (1.02)", sweeps["ReLU NNGP, 50 layers"].limit, 1.02,
+               atol=0.005)
+nh.check_close("offset inputs: r_eff at n = 50 … 800 (1.36–1.38)", sweeps["ReLU NTK, inputs + 3"].raw,
+               np.full(len(sizes), 1.37), atol=0.015)
+relu_by_depth = [nh.effective_rank_limit(nh.mlp(L), 10) for L in (1, 8, 50, 400)]
+nh.check_close("bias-free ReLU NTK: r∞ at depths 1, 8, 50 (16.7, 9.5, 12.0)", np.divide(relu_by_depth[:3],
+               [16.7, 9.48, 12.05]), [1.0] * 3, rtol=0.003)
+nh.check_close("bias-free ReLU NTK, depth 400: r∞ (15.1, on its way to 16)", relu_by_depth[3], 15.09,
+               atol=0.005)
+nh.check_close("depth 50: root mean square off-diagonal / diagonal (0.29)", relu_by_depth[2] ** -0.5, 0.29,
+               atol=0.005)
 
 # %% [markdown]
-# ### 当非对角元素趋于零时
+# 这组扫描中的无偏置 NTK 分别趋于 $r_\infty$ = 16.7（单隐藏层 ReLU）、12.0（50 层）和 13.7（erf），有限 $n$ 的点与
+# $n r_\infty/(n-1+r_\infty)$ 的偏差在 3 % 以内。有两条曲线贴近 1：50 层 ReLU 网络的 NNGP（它已退化成几乎为常数的核，
+# 第 02 课），以及平移后的输入。这些数值属于这些核、这个球面：加上偏置、换一种输入或换一个深度，数值就不同（见课末的
+# 交互探索）。
 #
-# > **综述原文：** 综述说，当 $k(x,x') \ll k(x,x)$ 时常数 $r_\infty$ 接近 $n$（输入「完美可分」），
-# > 当 $k(x,x') \approx k(x,x)$ 时它接近 1；并且它是从非对角元素的均值 $\mathbb E\,k(x,x')$ 来解读这一点的。  
-# > **正确的说法：** $r_\infty$ 是 $n\to\infty$ 时的极限，所以它不可能依赖于 $n$。
-# > 随着非对角元素缩小，$r_\infty = m_1^2/m_\text{off}$ 会**无界**增长；趋近 $n$ 的是有限 $n$ 下的值
-# > $r_\text{eff}(n) \le n$。而且这个定律涉及的是**均方** $\mathbb E\,k(x,x')^2$，而不是均值 $\mathbb E\,k(x,x')$：
-# > 非对角元素即使很大，只要平均起来为零，得到的 $r_\infty$ 仍然不大（[勘误 B16](../../ERRATA.zh.md#b16)）。
+# **解释一下。** 50 层的 NTK 的 $r_\infty$ 比单层的*更小*。第 02 课说，随着深度增加，归一化的无偏置 ReLU NTK 在不同输入上
+# 趋于 $\tfrac34 I + \tfrac14\mathbf 1\mathbf 1^\top$。这个极限的 $r_\infty$ 是多少？$r_\infty$ 会随深度一直减小吗？
 #
-# 下面是一族非对角元素趋于零的核：$\sigma_w = 2$ 的无偏置 erf 网络的 NTK。它处于混沌相（第 02 课），
-# 两个不同输入之间的相关性随深度衰减到 0。这个核是奇的，即 $k(x, -x') = -k(x, x')$，
-# 所以在**每一个**深度上，它的非对角元素的均值都恰好为 0；变化的只有均方。
+# <details><summary>答案</summary>
+#
+# 对 $K = \tfrac34 I + \tfrac14\mathbf 1\mathbf 1^\top$，$m_1 = 1$，$m_\text{off} = \tfrac1{16}$，所以
+# $r_\infty = 16$。这个极限趋近得很慢：深度 50 时非对角元素的均方根仍是对角元的 $1/\sqrt{12.05} = 0.29$，
+# 大于 $\tfrac14$，于是这里测得 12.0。所以 $r_\infty$ 并不一直减小：它从深度 1 的 16.7 降到深度 8 附近的约 9.5，
+# 然后缓慢地回升，趋向 16（深度 400 时为 15.1）。
+#
+# </details>
+#
+# ### 当非对角元素消失时
+#
+# 这条定律涉及非对角元素的均**方**。下面这一族核说明了这意味着什么：$\sigma_w = 2$ 的无偏置 erf 网络的 NTK，处在第 02 课的
+# 混沌相中，两个不同输入的相关系数随深度衰减到 0。这个核是奇的，$k(x, -x') = -k(x, x')$，所以在**每个**深度上，
+# 非对角元素的均值都恰好为 0；变化的只是均方。
 
 # %%
 depths_chaos, sizes_chaos = [1, 2, 4, 8, 16], [50, 200, 800]
-t_nodes, t_weights = nh.angle_distribution(d)        # t = cosine between two independent inputs
-chaos = {}
-for depth in depths_chaos:
-    arch = nh.mlp(depth, "erf", sigma_w=2.0)
-    kappa = nh.dot_product_profile(arch, t_nodes, d)
-    kappa_one = float(nh.dot_product_profile(arch, torch.ones(1), d))
-    chaos[depth] = {"r_inf": nh.effective_rank_limit(arch, d),
-                    "mean": float(t_weights @ kappa) / kappa_one,                 # E k(x,x') / k(x,x)
-                    "rms": math.sqrt(float(t_weights @ kappa ** 2)) / kappa_one,  # sqrt(E k(x,x')^2) / k(x,x)
-                    "r_eff": [nh.effective_rank(arch.kernel(nh.sphere(n, d, seed=n)).ntk)
-                              for n in sizes_chaos]}
-depth_header, rank_header = nh._("depth"), nh._("r_eff at n = 50, 200, 800")
-print(f"{depth_header:>5} {'E k(x,x′)/k(x,x)':>17} {'rms k(x,x′)/k(x,x)':>19} {'r∞':>10}   {rank_header}")
-for depth, row in chaos.items():
-    print(f"{depth:>5} {abs(row['mean']) + 0.0:>17.3f} {row['rms']:>19.4f} {row['r_inf']:>10.3g}   "
-          f"{np.round(row['r_eff'], 1)}")
-
-# %%
-fig, ax = plt.subplots()
-ax.semilogy(depths_chaos, [chaos[L]["r_inf"] for L in depths_chaos], "k-o", label="r∞ (limit n → ∞)")
+chaos = {depth: course.chaos_row(depth, tuple(sizes_chaos)) for depth in depths_chaos}
+fig, ax = plt.subplots(figsize=(9.0, 4.2))
+ax.semilogy(depths_chaos, [chaos[L].r_inf for L in depths_chaos], "k-o", label=nh._("r∞ (limit n → ∞)"))
 for index, n in enumerate(sizes_chaos):
-    color = nh.plotting.PALETTE[index]
-    ax.semilogy(depths_chaos, [chaos[L]["r_eff"][index] for L in depths_chaos], "s--", color=color,
-                label=f"r_eff, n = {n}")
+    color = PALETTE[index]
+    ax.semilogy(depths_chaos, [chaos[L].r_eff[index] for L in depths_chaos], "s--", color=color,
+                label=nh._("r_eff, n = {n}").format(n=n))
     ax.axhline(n, color=color, ls=":", lw=1)
+ax.plot([], [], color="0.4", ls=":", lw=1, label=nh._("ceiling r_eff ≤ n (dotted)"))
 ax.set_xscale("log", base=2)
 ax.set_xticks(depths_chaos, [str(depth) for depth in depths_chaos])
-ax.set_xlabel("depth (bias-free erf, σ_w = 2)")
-ax.set_ylabel("effective rank")
-ax.set_title("dotted: the ceiling r_eff ≤ n")
-ax.legend(fontsize=9)
+ax.set_xlabel(nh._("depth (bias-free erf, σ_w = 2)"))
+ax.set_ylabel(nh._("effective rank"))
+ax.set_title(nh._("r∞ grows without bound with depth; each r_eff(n) stops at its ceiling n"))
+ax.legend(fontsize=9, loc="center left", bbox_to_anchor=(1.0, 0.5))
 plt.show()
+print(nh._("depth 1: mean off-diagonal {mean:.1f} of the diagonal, root mean square {rms:.2f}, r∞ = {r:.1f}")
+      .format(mean=abs(chaos[1].mean), rms=chaos[1].rms, r=chaos[1].r_inf))
+print(nh._("depth 16: root mean square {rms:.1e}, r∞ = {r:.2g}; r_eff at n = 800: {rank:.2f}").format(
+    rms=chaos[16].rms, r=chaos[16].r_inf, rank=chaos[16].r_eff[-1]))
 
-# %%
-r_infs = [chaos[L]["r_inf"] for L in depths_chaos]
-assert all(a < b for a, b in zip(r_infs, r_infs[1:])) and r_infs[-1] > 1000 * sizes_chaos[-1], (
-    f"r∞ should grow with depth and exceed 1000 × {sizes_chaos[-1]} at depth 16, measured {r_infs}")
-for depth, row in chaos.items():
-    assert abs(row["mean"]) <= 1e-12, (
-        f"odd kernel: E k(x,x′) should be 0 (≤ 1e-12 k(x,x)), measured {row['mean']:.2e} k(x,x)")
-    for n, value in zip(sizes_chaos, row["r_eff"]):
-        predicted = nh.effective_rank_finite(row["r_inf"], n)
-        assert value <= n * (1 + 1e-12) and abs(value / predicted - 1) <= 0.03, (
-            f"depth {depth}, n = {n}: expected r_eff ≤ n and within 3% of {predicted:.1f}, "
-            f"measured {value:.1f}")
-deepest = chaos[depths_chaos[-1]]["r_eff"]
-assert all(value >= 0.999 * n for n, value in zip(sizes_chaos, deepest)), (
-    f"depth 16: r_eff(n) should reach n (≥ 99.9%), measured {np.round(deepest, 2)} for n = {sizes_chaos}")
-assert chaos[1]["r_inf"] < 30, (
-    f"depth 1: mean off-diagonal 0 but r∞ modest (< 30), measured {chaos[1]['r_inf']:.1f}")
+# %% tags=["check"]
+r_infs = [chaos[L].r_inf for L in depths_chaos]
+nh.check_that("bias-free erf, σ_w = 2: r∞ grows with depth", all(a < b for a, b in zip(r_infs, r_infs[1:])),
+              measured=str(np.round(r_infs, 1)), expected="increasing")
+nh.check_close("odd kernel: mean off-diagonal entry / diagonal, depths 1 … 16 (0)",
+               [chaos[L].mean for L in depths_chaos], [0.0] * 5, atol=1e-12)
+nh.check_close("depth 1: r∞ (24.7)", chaos[1].r_inf, 24.7, atol=0.05)
+nh.check_close("on the sphere: rms of the off-diagonal entries = 1/√r∞, depths 1 … 16",
+               [chaos[L].rms * math.sqrt(chaos[L].r_inf) for L in depths_chaos], [1.0] * 5, rtol=1e-9)
+nh.check_between("depth 16: r∞ (4 · 10⁷)", chaos[16].r_inf, 3.5e7, 4.5e7)
+law_ratios = np.concatenate([np.array(chaos[L].r_eff) / [nh.effective_rank_finite(chaos[L].r_inf, n)
+                                                          for n in sizes_chaos] for L in depths_chaos])
+nh.check_close("the same law up to its ceiling: r_eff(n) / (n r∞/(n − 1 + r∞)), 5 depths × n = 50, 200, 800",
+               law_ratios, np.ones_like(law_ratios), rtol=0.03)
+nh.check_close("depth 16: r_eff(n) / n, n = 50, 200, 800 (the ceiling)",
+               np.array(chaos[16].r_eff) / sizes_chaos,
+               [1.0] * 3, rtol=1e-3)
 
 # %% [markdown]
-# 在深度 1 时，非对角元素的均值为 0，$r_\infty$ 却只有约 25：非对角元素并不小，只是平均起来相互抵消了
-# （它们的均方根是对角元素的 $1/\sqrt{r_\infty}$）。随着深度增加，均方根不断下降，$r_\infty$ 一路涨到 $4\cdot 10^7$，
-# 而每个有限的 $r_\text{eff}(n)$ 都爬升到它的上限 $n$，并停在那里。
-
-# %% [markdown]
+# 深度 1 时非对角元素的均值为 0，但 $r_\infty$ 只有 24.7：非对角元素并不小，只是平均起来相互抵消（其均方根为对角元的
+# $1/\sqrt{r_\infty} = 0.20$）。随着深度增加，均方根下降，$r_\infty$ 在深度 16 时冲到 $4\cdot 10^7$，而每个有限的
+# $r_\text{eff}(n)$ 都爬升到它的上限 $n$。$r_\infty$ 是 $n \to \infty$ 时的极限，所以它不可能“接近 $n$”；接近 $n$ 的
+# 是 $r_\text{eff}(n)$。
+#
 # ## 接近 1 意味着“一个常数模态”
 #
-# 偏移后的输入和深层 NNGP 之所以都有 $r_\text{eff}\approx 1$，原因是相同的：有一个特征值（沿常数向量方向）远远压过其余所有特征值。
-# 中心化（$HKH$，其中 $H = I - \mathbf 1\mathbf 1^\top/n$）去掉了它，秩随之跃升。
-# 对于深层 NTK（≈ ¾I + ¼11ᵀ），中心化后的秩 ≈ n：“常数加白噪声”。
-# 所以 $r_\text{eff}$ 并不是“等效参数数量”：给核加上一个常数会把它推向 1，
-# 而这个核所能拟合的函数只相差一个常数（[勘误 B13](../../ERRATA.zh.md#b13)）。
+# 为什么平移后的输入和深层 NNGP 都接近 1？看看平移后输入的谱的顶端，再把核中心化：
+# $HKH$（其中 $H = I - \mathbf 1\mathbf 1^\top/n$）去掉了常数方向。
 
 # %%
-x = nh.sphere(200, d, seed=7) + 3.0
-K = nh.mlp(1).kernel(x).ntk
-lam = nh.eigenvalues(K)
-print(nh._("offset inputs: top eigenvalue {top:.0f}, next {next:.1f}; "
-           "r_eff {raw:.2f} → centered {centered:.1f}").format(
-    top=lam[0], next=lam[1], raw=nh.effective_rank(K), centered=nh.effective_rank(K, centered=True)))
-top = torch.linalg.eigh(K).eigenvectors[:, -1]
-alignment = float(abs(top @ torch.ones(200, dtype=torch.float64)) / math.sqrt(200))
-print(nh._("|cos| between the top eigenvector and the constant vector: {alignment:.4f}").format(
-    alignment=alignment))
-assert lam[0] > 20 * lam[1], (
-    f"top eigenvalue should dwarf the next (> 20×): measured {lam[0]:.0f} vs {lam[1]:.1f}")
-assert alignment > 0.99, (
-    f"top eigenvector should be the constant vector (|cos| > 0.99), measured {alignment:.4f}")
+offset = course.constant_mode(nh.mlp(1).kernel(nh.sphere(200, 10, seed=7) + 3.0).ntk)
+print(nh._("offset inputs: top eigenvalue {top:.0f}, next {next:.0f}; |cos| between the top eigenvector "
+           "and the constant vector {alignment:.3f}; r_eff {raw:.2f}, centered {centered:.1f}").format(
+    top=offset.top, next=offset.second, alignment=offset.alignment, raw=offset.raw, centered=offset.centered))
+deep = sweeps["ReLU NTK, 50 layers"]
+print(nh._("50-layer ReLU NTK, n = 800: r_eff {raw:.1f}, centered {centered:.0f}").format(
+    raw=deep.raw[-1], centered=deep.centered[-1]))
 
-# %%
-deep_raw, deep_centered = measured["ReLU NTK, 50 layers"]
-assert deep_centered[-1] > 0.9 * sizes[-1], (
-    f"deep NTK centered: expected r_eff ≈ n (> {0.9 * sizes[-1]:.0f}), measured {deep_centered[-1]:.1f}")
-assert deep_raw[-1] < 13, (
-    f"deep NTK raw: expected r_eff < 13 (the constant mode), measured {deep_raw[-1]:.2f}")
+# %% tags=["check"]
+nh.check_between("offset inputs: top eigenvalue / the next (about 50)", offset.top / offset.second, 40, 60)
+nh.check_between("offset inputs: |cos| of the top eigenvector with the constant vector",
+                 offset.alignment, 0.99, 1)
+nh.check_close("offset inputs: r_eff, then centered (1.36, 15.5)", [offset.raw, offset.centered],
+               [1.36, 15.5], atol=0.05)
+plain = nh.effective_rank(nh.mlp(1).kernel(nh.sphere(200, 10, seed=7)).ntk)
+nh.check_close("the same 200 inputs unshifted: r_eff (15.5)", plain, 15.5, atol=0.05)
+nh.check_between("50-layer ReLU NTK, n = 800: centered r_eff / n", deep.centered[-1] / 800, 0.95, 0.97)
+nh.check_close("50-layer ReLU NTK, n = 800: r_eff (11.9)", deep.raw[-1], 11.9, atol=0.05)
 
 # %% [markdown]
+# 一个沿常数向量的特征值是下一个的 50 倍。中心化去掉它之后，有效秩从 1.36 跳到 15.5，与同一个核在未平移输入上的 15.5
+# 相当。50 层的 NTK 则是相反的情形，“常数加白噪声”：原始 $r_\text{eff}$ 为 11.9，中心化后为 765（共 800）。所以
+# $r_\text{eff}$ 不是“等效参数个数”。给核加上一个常数 $c$，随着 $c$ 增大 $r_\text{eff}$ 趋于 1，而它能拟合的函数只多了一个
+# 常数。
+#
+# ## 不同输入的 Gram 矩阵一定满秩吗？
+#
+# 有效秩接近 1 并不意味着秩低。可是，$n$ 个不同输入的 NTK Gram 矩阵是否总是满秩 $n$，从而无岭回归能拟合任意标签？
+# 下面是 12 个不同输入上的五个 Gram 矩阵：球面 $S^2$ 上的 6 个随机点及其对径点 $-x$，或者（不在球面上）这 6 个点及其
+# 二倍 $2x$。我们打印 $\lambda_\min/\lambda_\max$。特征值为 0 之处，舍入误差会留下约 $10^{-16}$ 的值，正负都有可能；这种低于
+# $10^{-13}$ 的值我们打印为 0。
+
+# %%
+singular = course.singular_cases()
+for name, ratio in singular.items():
+    print(nh._("{case}: λ_min/λ_max = {ratio}").format(case=course.singular_label(name),
+                                                       ratio=course.ratio_text(ratio)))
+
+# %% tags=["check"]
+zero_at_rounding = [singular[name] for name in list(singular)[:3]]
+nh.check_close("bias-free erf on ±x, ReLU (1 hidden layer) on ±x and on x, 2x: λ_min/λ_max at rounding (0)",
+               zero_at_rounding, [0.0] * 3, atol=1e-14)
+nh.check_close("bias-free ReLU, 2 hidden layers, on ±x: λ_min/λ_max (0.020)",
+               singular["ReLU, no bias, 2 hidden layers, on x and −x"], 0.0203, atol=0.0005)
+nh.check_close("erf with σ_b = 0.5 on ±x: λ_min/λ_max (0.0034)",
+               singular["erf, σ_b = 0.5, 1 hidden layer, on x and −x"],
+               0.0034, atol=0.0001)
+two_layers = "ReLU, no bias, 2 hidden layers, on x and −x"
+other_seeds = [course.singular_cases(seed)[two_layers] for seed in (0, 2, 3)]
+nh.check_between("bias-free ReLU, 2 hidden layers, on ±x, other seeds 0, 2, 3: smallest λ_min/λ_max",
+                 min(other_seeds), 0.006, 0.016)
+ones_hidden = nh.eigenvalues(nh.mlp(1).kernel(course.antipodal_pairs()).ntk)
+nh.check_close("one hidden ReLU layer on 6 antipodal pairs: its 3 smallest eigenvalues / the largest (0)",
+               ones_hidden[-3:] / ones_hidden[0], [0.0] * 3, atol=1e-14)
+
+# %% [markdown]
+# 前三个是奇异的，而且原因对任意选取的点都成立：
+#
+# - **无偏置 erf，在 $x$ 与 $-x$ 上**：网络是奇函数，对权重的任何取值都有 $f(-x) = -f(x)$，所以它对参数的梯度也是奇的，
+#   $\Theta(-x, \cdot) = -\Theta(x, \cdot)$：$x$ 与 $-x$ 的两行互为相反数。（tanh 以及任何无偏置的奇激活函数都一样。）
+# - **无偏置 ReLU、单隐藏层，在 $x$ 与 $-x$ 上**：它的 NTK 是 $c\,x\cdot x'$ 加上 $x\cdot x'$ 的一个偶函数（第 06 课）。
+#   在 $x \to -x$ 下为奇的组合只看到线性部分，其秩等于维数 $d = 3$：12 个特征值中有 3 个为 0。
+# - **无偏置 ReLU，在 $x$ 与 $2x$ 上**（不在球面上）：网络是正齐次的，
+#   $f(2x) = 2f(x)$，所以 $2x$ 的那一行是 $x$ 那一行的两倍。
+#
+# 第四个，在同样的对径点对上的两隐藏层 ReLU，**不**奇异：它的最小特征值是最大特征值的 0.020（换其他随机点为
+# 0.007–0.015），远高于舍入误差。它是正定的，只是病态。第五个，**带**偏置的 erf，也是正定的。已被证明的是：有偏置且激活函数
+# 为非多项式的 Lipschitz 函数时，极限 NTK 在球面上正定（Jacot, Gabriel & Hongler 2018，命题 2，其网络带有偏置
+# $\beta > 0$）；对单个无偏置 ReLU 隐藏层，只要任意两个输入都不平行也不反向平行，Gram 矩阵就正定（Du, Zhai, Póczos &
+# Singh 2019）。对从连续分布中抽取的输入，本课这些非多项式激活函数的 NTK 以概率 1 给出满秩的 Gram 矩阵：奇异需要像上面
+# 那样的特殊位置。这就是本课的无岭回归能够插值的原因。
+#
+# ### 它的函数空间稠密吗？
+#
+# 同样的奇偶性论证还回答了第二个问题：用 NTK 做核回归，能否学会输入方向的*每一个*连续函数？在球面上，点积核在球谐函数下
+# 是对角的（在圆周上：在 $\cos k\theta$、$\sin k\theta$ 下），每个次数 $k$ 有一个 Mercer 系数 $\mu_k$。它的函数空间在连续函数
+# 中稠密，**当且仅当每个 $\mu_k > 0$**。单个无偏置 ReLU 隐藏层对每个奇数 $k \ge 3$ 都有
+# $\mu_k = 0$（第 06 课）；从两个隐藏层起，奇数次的系数也为正（第 06 课；Bietti & Bach 2021）。我们在圆周上用 $n$ 个随机
+# 角度做无岭 NTK 回归来拟合 $\cos 3\theta$，并报告相对于 $\mathbb E\,y^2$ 的测试误差（1 = 不比预测 0 更好）。
+
+# %%
+fit_sizes = [64, 256, 512]
+fits = {1: [course.circle_fit(nh.mlp(1), 3, n) for n in fit_sizes],
+        2: [course.circle_fit(nh.mlp(2), 3, n) for n in fit_sizes]}
+print(nh._("cos 3θ, one bias-free hidden ReLU layer: relative test error {errors} at n = 64, 256, 512")
+      .format(errors=", ".join(f"{e:.2g}" for e in fits[1])))
+print(nh._("cos 3θ, two bias-free hidden ReLU layers: relative test error {errors} at n = 64, 256, 512")
+      .format(errors=", ".join(f"{e:.2g}" for e in fits[2])))
+
+# %% tags=["check"]
+nh.check_that("one hidden ReLU layer (no bias): cos 3θ not learned, relative error > 1 at n = 64, 256, 512",
+              min(fits[1]) > 1, measured=str(np.round(fits[1], 2)), expected="> 1")
+nh.check_close("one hidden ReLU layer: relative error at n = 512 (1.73)", fits[1][-1], 1.73, atol=0.01)
+nh.check_that("two hidden ReLU layers: relative error falls below 1e-5 by n = 512",
+              fits[2][-1] < 1e-5 and fits[2][0] > fits[2][1] > fits[2][2], measured=str(fits[2]),
+              expected="falling, < 1e-5")
+erf_even = course.circle_fit(nh.mlp(1, "erf", sigma_w=1.0), 2, 512)
+nh.check_between("bias-free erf, cos 2θ at n = 512: relative error (about 1: an odd kernel)", erf_even,
+                 1.0, 1.15)
+
+# %% [markdown]
+# 单隐藏层时，无论给多少样本，误差都保持在 1 以上（$n = 512$ 时为 1.73）：核里没有 $\cos 3\theta$ 分量，插值函数的
+# 起伏只会增加误差。两个隐藏层时误差降到 $5\cdot 10^{-7}$。同样，无偏置的 erf 网络的核是奇的，学不会偶函数 $\cos 2\theta$
+# （$n = 512$ 时相对误差为 1.08）。有偏置且激活函数为非多项式时，每个 $\mu_k > 0$，函数空间是稠密的。
+#
 # ## 上界 $O(\sqrt{r_\infty/n})$ 不成立（综述 §4.4）
 #
-# > **综述原文：** 泛化误差以 $O(\sqrt{r_\infty/n})$ 为上界，综述认为这「解释了为什么过参数化网络能泛化良好」。  
-# > **正确的说法：** 无论 $O(\cdot)$ 里隐藏的常数是多少，这种形式的上界都不可能成立。
-# > $r_\infty$ 只取决于核与输入分布，**与标签无关**。给输入配上与之独立的标签 $y$，
-# > 那么任何预测器 $f$，不论怎样训练，平均而言都不可能比标签的方差更好：
-# > $\mathbb E(f(x) - y)^2 = \mathbb E(f(x) - \mathbb E y)^2 + \operatorname{Var}(y) \ge \operatorname{Var}(y)$
-# > （交叉项为零，因为 $y$ 与 $x$ 以及训练数据都相互独立；$\operatorname{Var}(y)$ 就是贝叶斯风险）。
-# > 对任意常数 $C$，一旦 $n > C^2 r_\infty/\operatorname{Var}(y)^2$，
-# > $C\sqrt{r_\infty/n}$ 就会低于 $\operatorname{Var}(y)$，而误差永远不会。
-# > 有效的上界必须依赖于标签，例如两层 ReLU 网络的 $\sqrt{2\,y^\top\Theta^{-1}y/n}$
-# > （Arora, Du, Hu, Li & Wang 2019）：对于核无法解释的标签，它始终保持较大的值（[勘误 B19](../../ERRATA.zh.md#b19)）。
+# $r_\infty$ 能否至少约束核回归的泛化能力，比如测试误差为 $\sqrt{r_\infty/n}$ 量级？无论 $O(\cdot)$ 里藏着什么常数，这种形式的
+# 上界都不可能成立。$r_\infty$ 只取决于核和输入分布，**与标签无关**。给输入配上与之独立的标签 $y$。那么，无论怎样训练，
+# 任何预测器 $f$ 的平均误差都不会低于标签的方差：
 #
-# 实验：在 $S^9$ 上均匀分布的输入上做无岭 NTK 回归（单个 ReLU 隐藏层，$r_\infty = 16.7$），
-# 分别使用真实标签 $y = \cos(2x_1)$ 和**随机**标签。随机标签是同一个函数在另一组独立抽取的输入上的取值，
-# 因此它们与真实标签的分布完全相同，却不携带任何关于 $x$ 的信息。
-# $\operatorname{Var}(y)$ 由求积精确算出（$x_1/\sqrt{d}$ 的密度就是 `nh.angle_distribution` 的密度）。
-# 测试误差在 1000 个新输入上计算，并给出其标准误。无岭回归会插值训练数据（下面会检验），
+# $$\mathbb E(f(x) - y)^2 = \mathbb E(f(x) - \mathbb E y)^2 + \operatorname{Var}(y) \;\ge\; \operatorname{Var}(y)$$
+#
+# （交叉项为零，因为 $y$ 与 $x$ 以及训练数据都独立）。对任意常数 $C$，只要 $n > C^2 r_\infty/\operatorname{Var}(y)^2$，
+# $C\sqrt{r_\infty/n}$ 就低于 $\operatorname{Var}(y)$，而期望误差永远不会。有效的上界必须考虑标签，例如两层 ReLU 网络的
+# $\sqrt{2\,y^\top\Theta^{-1}y/n}$（Arora, Du, Hu, Li & Wang 2019），对核无法解释的标签，它一直很大。
+#
+# 实验：在 $S^9$ 上的均匀输入上做无岭 NTK 回归（单隐藏层 ReLU，$r_\infty = 16.7$），分别用真实标签 $y = \cos(2x_1)$
+# 和**随机**标签：后者是同一个函数作用在另一组独立抽取的输入上，因此与真实标签同分布，却不携带任何关于 $x$ 的信息。
+# $\operatorname{Var}(y)$ 由数值积分精确算出。测试误差在 1000 个新输入上计算，并给出其标准误。无岭回归插值训练数据，
 # 所以它的测试误差也就是它的泛化差距。
 
 # %%
-arch = nh.mlp(1)
-r_inf = nh.effective_rank_limit(arch, d)
-t_nodes, t_weights = nh.angle_distribution(d)
-label = lambda x: torch.cos(2 * x[:, 0])
-label_values = torch.cos(2 * math.sqrt(d) * t_nodes)      # x_1 = sqrt(d) t for x uniform on the sphere
-label_mean = float(t_weights @ label_values)
-label_variance = float(t_weights @ label_values ** 2) - label_mean ** 2
-sizes_bound, n_test = [50, 100, 200, 400, 800, 1600], 1000
-rows = {"true labels": [], "random labels": []}
-for n in sizes_bound:
-    x = nh.sphere(n + n_test, d, seed=n + 1)
-    other = nh.sphere(n + n_test, d, seed=10_000 + n)    # independent inputs: their labels are noise for x
-    K = arch.kernel(x).ntk
-    for name, y in [("true labels", label(x)), ("random labels", label(other))]:
-        fit = nh.kernel_regression(K[:n, :n], K[:, :n], y[:n])   # predictions on training and test inputs
-        train_residual = float((fit[:n] - y[:n]).abs().max() / y[:n].abs().max())
-        squared = (fit[n:] - y[n:]) ** 2
-        spread = (fit[n:] - label_mean) ** 2                       # the predictor's own spread around E y
-        rows[name].append({"mse": float(squared.mean()), "se": float(squared.std() / math.sqrt(n_test)),
-                           "spread": float(spread.mean()), "train": train_residual,
-                           "check": squared - spread - label_variance})  # mean 0 for independent labels
-print(f"Var(y) = {label_variance:.3f} (E y = {label_mean:.3f}), r∞ = {r_inf:.2f}")
-random_header, spread_header = nh._("random: test MSE"), nh._("Var(y) + spread")
-needed_header, true_header = nh._("C needed"), nh._("true: test MSE")
-print(f"{'n':>5} {'√(r∞/n)':>8} {random_header:>17} {spread_header:>16} {needed_header:>9} {true_header:>15}")
-for n, random_row, true_row in zip(sizes_bound, rows["random labels"], rows["true labels"]):
-    bound = math.sqrt(r_inf / n)
-    print(f"{n:>5} {bound:>8.3f} {random_row['mse']:>10.3f} ± {random_row['se']:.3f} "
-          f"{label_variance + random_row['spread']:>16.3f} {random_row['mse'] / bound:>9.2f} "
-          f"{true_row['mse']:>15.3f}")
-
-# %%
-fig, ax = plt.subplots()
-for name, marker in [("true labels", "o-"), ("random labels", "s-")]:
-    ax.errorbar(sizes_bound, [r["mse"] for r in rows[name]], yerr=[r["se"] for r in rows[name]], fmt=marker,
-                capsize=3, label=f"test MSE, {name}")
+sizes_bound = [50, 100, 200, 400, 800, 1600]
+rows = course.random_label_rows(tuple(sizes_bound))
+label_mean, label_variance = course.label_moments()
+r_inf = sweeps["ReLU NTK, 1 layer"].limit
+fig, ax = plt.subplots(figsize=(10.0, 4.2))
+for name, marker, text in [("true labels", "o-", nh._("test MSE, true labels")),
+                           ("random labels", "s-", nh._("test MSE, random labels"))]:
+    ax.errorbar(sizes_bound, [r.mse for r in rows[name]], yerr=[r.se for r in rows[name]], fmt=marker,
+                capsize=3, label=text)
 ax.plot(sizes_bound, [math.sqrt(r_inf / n) for n in sizes_bound], "k--",
-        label="√(r∞/n), the bound with C = 1")
-ax.axhline(label_variance, color="k", ls=":", label="Var(y): the least possible error for random labels")
+        label=nh._("√(r∞/n), the bound with C = 1"))
+ax.axhline(label_variance, color="k", ls=":", label=nh._("Var(y): least error for random labels"))
 ax.set_xscale("log")
 ax.set_yscale("log")
-ax.set_xlabel("training set size n")
-ax.set_ylabel("test mean squared error")
-ax.legend(fontsize=9)
+nh.plotting.width_ticks(ax, sizes_bound)
+ax.set_xlabel(nh._("training set size n"))
+ax.set_ylabel(nh._("test mean squared error"))
+ax.set_title(nh._("√(r∞/n) falls to 0.1, but the random-label error never goes below Var(y)"))
+ax.legend(fontsize=9, loc="upper left", bbox_to_anchor=(1.0, 1.0))
 plt.show()
+print(nh._("Var(y) = {variance:.3f}; n = 1600: random-label test MSE {random:.3f} ± {se:.3f}, "
+           "√(r∞/n) = {bound:.3f}; a bound 10 √(r∞/n) is false beyond n = {n:.0f}").format(
+    variance=label_variance, random=rows["random labels"][-1].mse, se=rows["random labels"][-1].se,
+    bound=math.sqrt(r_inf / 1600), n=100 * r_inf / label_variance ** 2))
+
+# %% tags=["check"]
+random_mse = np.array([r.mse for r in rows["random labels"]])
+nh.check_that("random labels: test MSE ≥ Var(y) at every n", bool((random_mse >= label_variance).all()),
+              measured=str(np.round(random_mse, 3)), expected=f"≥ {label_variance:.3f}")
+nh.check_close("Var(y) of cos(2 x₁) on S⁹ (0.496)", label_variance, 0.496, atol=0.0005)
+# with independent labels (f − y)² − (f − E y)² − Var(y) has mean 0: 3 standard errors of the 1000 test points
+excess = np.array([r.excess / r.excess_se for r in rows["random labels"]])
+nh.check_between("random labels: (test MSE − spread − Var(y)) / its standard error, largest |·|",
+                 float(np.abs(excess).max()), 0, 3)
+nh.check_that("random labels: the interpolant's spread adds to the error (> 0.1 Var(y)) at every n",
+              all(r.spread > 0.1 * label_variance for r in rows["random labels"]),
+              measured=str([round(r.spread, 3) for r in rows["random labels"]]), expected="> 0.05")
+nh.check_between("√(r∞/n) at n = 1600, against Var(y)", math.sqrt(r_inf / 1600) / label_variance, 0, 0.25)
+worst_fit = max(r.train for name in rows for r in rows[name])
+nh.check_between("ridgeless regression interpolates: training residual / max |y|", worst_fit, 0, 1e-6)
+true_mse = [r.mse for r in rows["true labels"]]
+nh.check_close("true labels: test MSE at n = 50 and 1600 (0.50, 0.090)", [true_mse[0], true_mse[-1]],
+               [0.495, 0.090], atol=0.002)
+nh.check_close("C = 10 fails beyond n = 100 r∞/Var(y)² (about 6800)", 100 * r_inf / label_variance ** 2, 6800,
+               rtol=0.01)
 
 # %% [markdown]
-# 对真实标签，误差在这里恰好大致以 $\sqrt{r_\infty/n}$ 的速率下降；对随机标签，$r_\infty$ 虽然相同，
-# 误差却在每个 $n$ 处都保持在 $\operatorname{Var}(y)$ 之上。“C needed”一列是上界 $C\sqrt{r_\infty/n}$
-# 要覆盖实测误差所需的常数：至少为 $\operatorname{Var}(y)\sqrt{n/r_\infty}$，它按 $\sqrt n$ 增长。
-# 对于 $C = 10$，当 $n > 100\,r_\infty/\operatorname{Var}(y)^2 \approx 6800$ 时这个上界就已经不成立了（具体数值见下方输出）。
+# 对真实标签，误差随 $n$ 下降（$n = 50$ 时 0.50，$n = 1600$ 时 0.090）。对随机标签，$r_\infty$ 相同，误差却在每个 $n$
+# 上都高于 $\operatorname{Var}(y) = 0.496$，而 $\sqrt{r_\infty/n}$ 降到 0.10。取 $C = 10$，上界 $C\sqrt{r_\infty/n}$
+# 在 $n \approx 6800$ 以后就已经不成立。
 #
-# 对随机标签做无岭插值，结果甚至比常数预测器 $\mathbb E y$ 的误差 $\operatorname{Var}(y)$ 还要**差**：
-# 由方框中的恒等式，它的测试误差等于 $\operatorname{Var}(y)$ 加上插值函数自身的离散程度（spread）
-# $\mathbb E(\hat f(x) - \mathbb E y)^2$。它在训练点上精确拟合的噪声，会以训练点之间的起伏重新出现
-# （最小范数插值的噪声放大；Bartlett, Long, Lugosi & Tsigler 2020 给出了这一附加项在高维下消失的条件）。
-# “Var(y) + spread”一列与实测误差在 1000 个测试点的抽样误差范围内相符（下面会检验）。
-
-# %%
-print(nh._("C = 10 fails beyond n = {n:.0f}").format(n=100 * r_inf / label_variance ** 2))
-for n, row in zip(sizes_bound, rows["random labels"]):
-    assert row["mse"] >= label_variance, (
-        f"n = {n}: random-label test MSE should be ≥ Var(y) = {label_variance:.3f}, "
-        f"measured {row['mse']:.3f}")
-    check, check_se = float(row["check"].mean()), float(row["check"].std() / math.sqrt(n_test))
-    assert abs(check) <= 3 * check_se, (
-        f"n = {n}: test MSE − spread − Var(y) should be 0 within 3 standard errors (±{3 * check_se:.3f}), "
-        f"measured {check:.3f}")
-    assert row["spread"] > 0.1 * label_variance, (
-        f"n = {n}: the interpolant's spread should add to the error (> 0.1 Var(y)), "
-        f"measured {row['spread']:.3f}")
-bounds = [math.sqrt(r_inf / n) for n in sizes_bound]
-assert bounds[-1] < 0.25 * label_variance, (
-    f"√(r∞/n) at n = {sizes_bound[-1]} should be far below Var(y) (< {0.25 * label_variance:.3f}), "
-    f"measured {bounds[-1]:.3f}")
-worst_fit = max(row["train"] for name in rows for row in rows[name])
-assert worst_fit < 1e-4, (
-    f"ridgeless regression should interpolate (residual < 1e-4 of max |y|), measured {worst_fit:.1e}")
-true_errors = [row["mse"] for row in rows["true labels"]]
-assert true_errors[-1] < 0.25 * true_errors[0], (
-    f"true labels: test MSE should fall with n (4× from n = 50 to 1600), measured {np.round(true_errors, 3)}")
-
-# %% [markdown]
-# ## “CIFAR-10 上的 ResNet 有 $r_\text{eff}\approx 1$”？
+# **解释一下。** 随机标签的误差不只是 $\operatorname{Var}(y)$，而是明显更高（0.58–0.88）。多出来的误差从哪里来？
 #
-# 综述引用 CIFAR-10 上 ResNet 的 $r_\text{eff}\approx 1.0$–$1.3$，作为对理论的印证。
-# 我们在这里无法下载 CIFAR-10，但 scikit-learn 自带 8 × 8 的手写数字图像，它们足以展示其中的机制：
-# 原始像素值非负，所以每张图像都共享一个很大的均值分量，核的常数模态因此占主导。
+# <details><summary>答案</summary>
+#
+# 来自上面的恒等式：误差等于 $\operatorname{Var}(y)$ 加上插值函数自身的波动 $\mathbb E(\hat f(x) - \mathbb E y)^2$。
+# 无岭回归在训练点上精确地拟合了噪声，噪声又以训练点之间的起伏回来（这里为 0.09–0.32，在抽样误差内与测得的多余误差
+# 一致）。常数预测器 $\mathbb E y$ 反而更好。Bartlett, Long, Lugosi & Tsigler (2020) 给出了这一多余项在高维时消失的条件。
+#
+# </details>
+#
+# ## 图像上接近 1 的值（综述 §6.3）
+#
+# 有文献报告 ResNet 的 NTK 在 CIFAR-10 上的有效秩接近 1。这里无法下载 CIFAR-10，但 scikit-learn 自带 8 × 8 的手写数字，
+# 它们足以展示其机制：原始像素非负，所以所有图像共享一个很大的均值成分，核也就有一个很大的常数模态。
 
 # %%
 x_digits, *_ = nh.digits(300, 1, seed=0)
 flat = x_digits.flatten(1)
+digit_ranks = {}
 for name, net in [("MLP NTK", nh.mlp(1)),
                   (nh._("ResNet NTK (8 blocks, α = 1/√8)"), nh.resnet(8, alpha=8 ** -0.5))]:
     K = net.kernel(flat).ntk
-    print(nh._("{name:>32}: r_eff {raw:.2f}, centered {centered:.1f}").format(
-        name=name, raw=nh.effective_rank(K), centered=nh.effective_rank(K, centered=True)))
-K = nh.resnet(8, alpha=8 ** -0.5).kernel(flat).ntk
-raw_digits, centered_digits = nh.effective_rank(K), nh.effective_rank(K, centered=True)
-assert raw_digits < 3 and centered_digits > 15, (
-    f"ResNet NTK on digits: expected r_eff < 3 raw and > 15 centered, measured {raw_digits:.2f} and "
-    f"{centered_digits:.1f}")
+    digit_ranks[name] = nh.effective_rank(K), nh.effective_rank(K, centered=True)
+    print(nh._("{name}: r_eff {raw:.2f}, centered {centered:.1f}").format(
+        name=name, raw=digit_ranks[name][0], centered=digit_ranks[name][1]))
+
+# %% tags=["check"]
+resnet_raw, resnet_centered = list(digit_ranks.values())[1]
+nh.check_between("ResNet NTK on 300 digits: r_eff", resnet_raw, 1, 3)
+nh.check_between("ResNet NTK on 300 digits: centered r_eff", resnet_centered, 15, 300)
 
 # %% [markdown]
-# 在自然图像上接近 1 的值说明的是“这些图像有一个共同的均值”，而不是“网络在一维子空间中学习”。
-# 综述中的这些数字来自那篇预印本，没有被复现过，而且是在宽度 16–32 下测得的，离无限宽极限很远
-# （[勘误 B29](../../ERRATA.zh.md#b29)）。
-#
-# ## 综述后面几节的内容，哪些是已有定论的？
-#
-# - **NTK-ECRN 与“特征值收敛到 0 或 1”**（§5）：出自一篇未经同行评审的预印本（arXiv:2512.08264）。
-#   在无限宽时，NTK 在训练中保持不变，所以它的特征值根本不会移动；这些特征值随 $n$、深度和 $\sigma_w$ 缩放，
-#   并不局限于 $[0, 1]$。这一说法没有定论，我们不讲授它
-#   （[勘误 B20](../../ERRATA.zh.md#b20)、[B22](../../ERRATA.zh.md#b22)）。
-# - **“惰性训练的表达能力有限”**（§7.1）：NTK 的函数空间是稠密的；真正的限制在于样本效率
-#   （第 07 课第 5 节；[勘误 B31](../../ERRATA.zh.md#b31)）。
-# - **频率原则 / 频谱偏置**（§8.1）：在核区域（kernel regime）中已有定论（Rahaman et al. 2019；Xu et al. 2019；
-#   Basri et al. 2019）：模态 $k$ 以 $\propto \mu_k$ 的速率被学会（第 06 课展示了这一点）。
-# - **稳定性边缘**（§8.2）：锐度在 $2/\eta$ 附近徘徊（Cohen et al. 2021）。对于平方损失，
-#   Gauss–Newton 矩阵与 $\Theta/n$ 有相同的非零特征值，第 07 课的交互探索展示了线性化模型的阈值
-#   $\eta\lambda_\max/n = 2$；但稳定性边缘的动力学需要*变化的* NTK（渐进锐化，progressive sharpening），
-#   这已在核区域之外（[勘误 B37](../../ERRATA.zh.md#b37)）。
-# - **Grokking（延迟泛化）**（§8.3）：“NTK 的平坦方向加上权重衰减”只是推测。已有定论的解释把它描述为
-#   从惰性动力学到特征学习动力学的转变（Kumar et al. 2024；Lyu et al. 2024），超出了 NTK 的范围
-#   （[勘误 B38](../../ERRATA.zh.md#b38)）。
-# - “Infinite-feature factorization”和“neural tangent features”（§7.3）在文献中都查不到；
-#   请改用平均场理论、Tensor Programs/μP（第 05 课）或 $1/n$ 展开（[勘误 B35](../../ERRATA.zh.md#b35)）。
+# 在自然图像上接近 1 的值说明的是“这些图像有一个共同的均值”，而不是“网络在一维子空间里学习”；中心化之后，同一个核的
+# 有效秩超过 15。
 #
 # ## 动手探索
 #
-# 深度、激活函数、偏置：$r_\text{eff}$ 随 $n$ 的变化（实线）和中心化后的结果（虚线），以及 $r_\infty$ 定律。
-# （只提供核有闭式表达式的激活函数：在 $n = 400$ 时，tanh 的求积每拖动一次滑块就要花上几秒钟。）
-
-# %%
-def draw_rank(depth, activation, sigma_b):
-    arch = nh.mlp(depth, activation, sigma_w=1.4, sigma_b=sigma_b)
-    small = sizes[:-1]                                         # up to n = 400 keeps a move under a second
-    kernels = [arch.kernel(nh.sphere(n, d, seed=n)).ntk for n in small]
-    raw = [nh.effective_rank(K) for K in kernels]
-    centered = [nh.effective_rank(K, centered=True) for K in kernels]
-    limit = nh.effective_rank_limit(arch, d)
-    fig, ax = plt.subplots()
-    ax.loglog(small, raw, "o-", label="r_eff")
-    ax.loglog(small, centered, "s--", label="r_eff, centered")
-    ax.loglog(small, [nh.effective_rank_finite(limit, n) for n in small], "k:", label="n r∞/(n − 1 + r∞)")
-    ax.loglog(small, small, color="0.6", lw=1, label="ceiling r_eff = n")
-    nh.plotting.width_ticks(ax, small)
-    ax.yaxis.set_major_locator(mpl.ticker.LogLocator(subs=(1.0, 2.0, 5.0)))      # 1, 2, 5, 10, 20, …
-    ax.yaxis.set_major_formatter(mpl.ticker.FuncFormatter(lambda value, _: f"{value:g}"))
-    ax.yaxis.set_minor_locator(mpl.ticker.NullLocator())
-    ax.set_xlabel("number of inputs n")
-    ax.set_ylabel("effective rank")
-    ax.set_title(f"{activation}, depth {depth}, σ_b = {sigma_b:.2f}")
-    ax.legend(fontsize=9)
-    print(nh._("{activation}, depth {depth}, σ_b = {sigma_b:.2f}: r∞ = {limit:.4g}, "
-               "r_eff at n = 400: {raw:.2f}, centered: {centered:.1f}").format(
-        activation=activation, depth=depth, sigma_b=sigma_b, limit=limit, raw=raw[-1], centered=centered[-1]))
-    if raw[-1] > 0.99 * small[-1]:
-        print(nh._("r_eff sits at its ceiling n: the off-diagonal entries have all but vanished (the chaotic "
-                   "phase of lesson 02), so r∞ is huge and every finite r_eff(n) is close to n."))
-    elif raw[-1] < 2:
-        print(nh._("r_eff near 1: one constant mode dominates the kernel (from the bias, or from the "
-                   "collapse of a deep kernel); centering removes it, and the centered curve shows "
-                   "the rest."))
-
+# 交互探索画出 $r_\text{eff}$ 随 $n$ 的变化（实线）、中心化之后的值（虚线）、定律
+# $n r_\infty/(n-1+r_\infty)$（点线）以及上限 $r_\text{eff} = n$（灰线），网络是 $\sigma_w = 1.4$ 的 MLP，深度、激活函数和偏置
+# 由你选择；图的标题说明曲线在做什么。图下的一行给出 $r_\infty$ 以及 $n = 400$ 时的值。（只提供有闭式核的激活函数：tanh 的
+# 数值积分每动一次滑块就要花几秒钟。）
 
 # %% tags=["nbval-ignore-output"]
-activations = ["relu", "leaky_relu", "erf", "gelu"]
-nh.widgets.live_figure(draw_rank, depth=nh.widgets.depth_slider(1, max=50),
-                       activation=nh.widgets.activation_dropdown("relu", options=activations),
+nh.widgets.live_figure(course.draw_rank, depth=nh.widgets.depth_slider(1, max=50),
+                       activation=nh.widgets.activation_dropdown("relu", options=course.EXPLORER_ACTIVATIONS),
                        sigma_b=nh.widgets.sigma_slider("sigma_b", 0.0, max=2.0))
+
+# %% [markdown]
+# **先预测，再验证。**
+#
+# 1. 无偏置 ReLU，深度 1：$r_\infty = 16.7$。把深度调到 50。$n = 400$ 时的 $r_\text{eff}$ 会像 50 层 NNGP 那样降向 1，
+#    还是保持在 10 以上？
+#
+# <details><summary>答案</summary>
+#
+# 保持在 10 以上：$n = 400$ 时为 11.7（$r_\infty = 12.0$）。深层 NTK 不会像 NNGP 那样退化成常数：它保留了一个与单位矩阵
+# 成正比的部分（第 02 课），中心化后的 $r_\text{eff}$ 为 390（共 400）。无偏置 ReLU 核的形状与 $\sigma_w$ 无关，所以这些
+# 就是上面扫描中的数值。
+#
+# </details>
+#
+# 2. 回到深度 1、ReLU。把 $\sigma_b$ 调到 2。原始 $r_\text{eff}$ 会下降。中心化后的曲线也会跟着下降吗？
+#
+# <details><summary>答案</summary>
+#
+# 几乎不会。原始值降到 1.94（$r_\infty = 1.95$）：偏置给核的每个元素加上了同一个常数，标题也显示最大特征值的特征向量
+# 就是常数向量。中心化后，$n = 400$ 时 $r_\text{eff}$ 为 16.5，无偏置时为 24.0：去掉常数模态就找回了大部分的秩。
+#
+# </details>
+#
+# 3. 无偏置 erf：把深度从 1 调到 50。$r_\text{eff}$ 会怎样？然后在深度 50 处把
+#    $\sigma_b$ 调到 1。
+#
+# <details><summary>答案</summary>
+#
+# 深度 1 时 $r_\infty = 17.4$；深度 50 时标题显示 $r_\text{eff} \approx n$：$\sigma_w = 1.4$ 让无偏置 erf 处于混沌相，
+# 非对角元素缩小到均方根只有对角元的 $9\cdot 10^{-6}$
+# （$r_\infty = 1.3\cdot 10^{10}$），$r_\text{eff}(400) = 400.0$。取 $\sigma_b = 1$，同样的深度给出
+# $r_\text{eff} = 1.00$：偏置使相关映射有了一个接近 1 的不动点（第 02 课），于是所有元素都趋近对角元，一个常数模态
+# 包揽一切。
+#
+# </details>
+
+# %% tags=["check"]
+def at_400(depth, activation, sigma_b):
+    curves = course.rank_curves(depth, activation, sigma_b)
+    return curves.raw[-1], curves.centered[-1], curves.limit
+
+
+relu_deep, relu_biased, relu_plain = at_400(50, "relu", 0.0), at_400(1, "relu", 2.0), at_400(1, "relu", 0.0)
+# each value / the number quoted in the answers (rounded to the digits shown)
+nh.check_close("ReLU, depth 50: r_eff at n = 400, centered, r∞ / (11.72, 390.2, 12.05)",
+               np.divide(relu_deep, [11.72, 390.2, 12.05]), [1.0] * 3, rtol=0.002)
+nh.check_close("ReLU, depth 1, σ_b = 2: r_eff at n = 400, centered, r∞ / (1.94, 16.5, 1.946)",
+               np.divide(relu_biased, [1.94, 16.5, 1.946]), [1.0] * 3, rtol=0.005)
+nh.check_close("ReLU, depth 1, σ_b = 0: centered r_eff at n = 400, r∞ / (24.0, 16.7)",
+               np.divide(relu_plain[1:], [24.0, 16.7]), [1.0] * 2, rtol=0.005)
+nh.check_that("ReLU, depth 1, σ_b = 2: the title names the constant vector",
+              "|cos| = 1.00" in course.describe(1, "relu", 2.0), measured=course.describe(1, "relu", 2.0))
+erf_deep, erf_biased = at_400(50, "erf", 0.0), at_400(50, "erf", 1.0)
+nh.check_close("erf, depth 1: r∞ (17.4)", at_400(1, "erf", 0.0)[2], 17.44, atol=0.005)
+nh.check_between("erf, depth 50, no bias: r∞ (1.3 · 10¹⁰)", erf_deep[2], 1.2e10, 1.4e10)
+nh.check_close("erf, depth 50, no bias: r_eff at n = 400 (400.0)", erf_deep[0], 400.0, atol=0.05)
+nh.check_that("erf, depth 50, no bias: the title says r_eff ≈ n, rms 9 · 10⁻⁶",
+              "≈ n" in course.describe(50, "erf", 0.0) and "8.9e-06" in course.describe(50, "erf", 0.0),
+              measured=course.describe(50, "erf", 0.0))
+nh.check_close("erf, depth 50, σ_b = 1: r_eff at n = 400 (1.00)", erf_biased[0], 1.0, atol=0.005)
+
+# %% [markdown]
+# ## 全章一张表
+#
+# 每种结构对核做了什么，以及这让 NTK 具有什么性质。括号里的条件很重要：每条性质只在这些条件下成立，而不是普遍成立。
+# 每一行都链接到展示它的那一课。
+#
+# | 结构 | 机制 | NTK 的性质 |
+# |---|---|---|
+# | [MLP 的深度（4.1）](02_mlp_recursion.ipynb) | 每层对核施加相关映射 | 归一化 NTK → ¼ + ¾·[x = x′]（无偏置 ReLU） |
+# | [CNN（4.2）](03_cnn.ipynb) | 共享滤波器：核定义在像素对上 | 只有全局平均池化才平移不变（循环填充） |
+# | [ResNet（4.3）](04_resnet.ipynb) | 跳连传递核，分支加上 α² 倍的映射 | α = 1/√L：有界，3e·q₀（ReLU，σ_w² = 2，无偏置） |
+# | [层归一化（4.4.1）](05a_normalization.ipynb) | 用对角元归一化激活前的核 | 只看方向，前提是之前的层是齐次的 |
+# | [参数化（4.4.2）](05b_parameterization.ipynb) | 权重与学习率随宽度的缩放 | NTK 参数化：m → ∞ 时核冻结；μP：核会动 |
+# | [激活函数（4.5）](06_activations.ipynb) | φ 的光滑性与奇偶性决定 Mercer 谱 | ReLU：S^(d−1) 上 μ_k ~ k^(−d)；无偏置 erf：几何衰减，只有奇数 k |
+# | [训练动力学](07_training_dynamics.ipynb) | 对线性化网络做梯度下降 | 核回归：宽度 → ∞，NTK 参数化，学习率稳定 |
+# | [有效秩](#r-infinity-law) | Mercer 谱的参与比 | r_eff → r∞，看不见标签；≈ 1 意味着常数模态 |
+#
+# 有两行的条件需要说清楚。*训练动力学*：只有在无限宽的极限下、采用 NTK 参数化、学习率低于稳定性阈值，并且训练时间有限时
+# （梯度流：Jacot, Gabriel & Hongler 2018），或者对梯度下降在 NTK 的最小特征值为正时对所有时间一致地（Lee et al. 2019），
+# NTK 在训练中才保持不变。在 μP 下，核在每个宽度上都会变化 $O(1)$。*ResNet*：$3e\,q_0$ 是无偏置 ReLU、$\sigma_w^2 = 2$
+# 时的极限；取 $\alpha = 1$，同一个网络的 $\Theta(x, x) = q_0\,2^L(2 + L/2)$，随 $L$ 指数增长。
+
+# %% tags=["check"]
+one_input = nh.sphere(1, 3, seed=0)                  # x·x/d = 1, so q₀ = σ_w² = 2
+q0 = 2.0
+nh.check_close("ResNet row: α = 1, L = 6: Θ(x, x) / (q₀ 2^L (2 + L/2))",
+               float(nh.resnet(6, alpha=1.0).kernel(one_input).ntk[0, 0]) / (q0 * 2 ** 6 * (2 + 6 / 2)), 1.0,
+               rtol=1e-12)
+# the O(1/L) correction at L = 256 is 0.3 %
+nh.check_close("ResNet row: α = 1/√L, L = 256: Θ(x, x) / q₀ (3e)",
+               float(nh.resnet(256, alpha=1 / 16).kernel(one_input).ntk[0, 0]) / q0, 3 * math.e, rtol=0.01)
+_, on_circle = nh.circle(2048)
+spectra = {name: (torch.fft.rfft(net.kernel(on_circle[:1], on_circle).ntk[0]).real / 2048).numpy()
+           for name, net in [("relu", nh.mlp(1)), ("erf", nh.mlp(1, "erf", sigma_w=1.0))]}
+even = np.arange(20, 200, 2)
+nh.check_close("activations row: one ReLU layer, log-log slope of μ_k on even k (−d = −2 on the circle)",
+               np.polyfit(np.log(even), np.log(spectra["relu"][even]), 1)[0], -2.0, atol=0.05)
+erf_ratio = spectra["erf"][np.arange(23, 32, 2)] / spectra["erf"][np.arange(21, 30, 2)]
+nh.check_between("activations row: bias-free erf, μ_(k+2)/μ_k at odd k = 21 … 29, nearly constant",
+                 float(erf_ratio.max() - erf_ratio.min()), 0, 0.01)
+nh.check_close("activations row: bias-free erf, even μ_k / μ_1 (0: odd k only)",
+               spectra["erf"][2:40:2] / spectra["erf"][1], np.zeros(19), atol=1e-12)
+
+# %% [markdown]
+# ## 检验你的理解
+#
+# 1. $K = aI + b\,\mathbf 1\mathbf 1^\top$（$a, b > 0$）是 $n \times n$ 矩阵。$r_\text{eff}(K)$ 是多少？
+#    $n \to \infty$ 时的极限呢？
+#
+# <details><summary>答案</summary>
+#
+# 特征值为 $a + nb$（一次，沿 $\mathbf 1$）和 $a$（$n - 1$ 次），所以
+# $r_\text{eff} = n^2(a + b)^2 / ((a + nb)^2 + (n-1)a^2) \to (a + b)^2/b^2$。这正是 $m_1 = a + b$、
+# $m_\text{off} = b^2$ 时的定律：$a = \tfrac34$、$b = \tfrac14$ 时为 16，$a \to 0$ 时为 1。
+#
+# </details>
+#
+# 2. 有人说：“核的非对角元素很小时，$r_\infty \approx n$。”错在哪里？
+#
+# <details><summary>答案</summary>
+#
+# $r_\infty$ 是 $n \to \infty$ 时的极限，所以与 $n$ 无关。很小的非对角元素使 $r_\infty =
+# m_1^2/m_\text{off}$ 很大（元素趋于零时无界）；接近 $n$ 的是有限 $n$ 的值
+# $r_\text{eff}(n) \le n$。而且“很小”必须是均方意义下的：平均起来相互抵消的元素（无偏置 erf，深度 1）
+# 仍然只给出不大的 $r_\infty$（24.7）。
+#
+# </details>
+#
+# 3. 给核矩阵的每个元素加上常数 $c$。$c \to \infty$ 时 $r_\text{eff}$ 会怎样？无岭回归用它能拟合的函数又会怎样？
+#
+# <details><summary>答案</summary>
+#
+# $r_\text{eff} \to 1$：沿 $\mathbf 1$ 的特征值像 $nc$ 一样增长，主导了迹。函数空间至多多出一个常数函数（核 $k + c$ 是
+# $k$ 的特征再加上一个常数特征 $\sqrt c$ 的核），所以核能拟合什么几乎不变。因此，$r_\text{eff}$ 低并不说明模型小。
+#
+# </details>
+#
+# 4. 为什么对任何 $C$，形如 $C\sqrt{r_\infty/n}$ 的测试误差上界都不可能成立？
+#
+# <details><summary>答案</summary>
+#
+# $r_\infty$ 只取决于核和输入分布。标签与输入独立时，每个预测器的期望测试误差至少为 $\operatorname{Var}(y)$，而
+# $C\sqrt{r_\infty/n} \to 0$：当 $n > C^2 r_\infty/\operatorname{Var}(y)^2$ 时上界就不成立。有效的上界必须依赖标签。
+#
+# </details>
+#
+# 5. 下面哪些不同输入上的 NTK Gram 矩阵是奇异的，为什么：(a) 无偏置 tanh，在 $\{x, -x\}$ 上；
+#    (b) 无偏置 ReLU（单隐藏层），在 $\{x, 3x\}$ 上；(c) $\sigma_b = 0.5$ 的 ReLU，在 $\{x, 3x\}$ 上？
+#
+# <details><summary>答案</summary>
+#
+# (a) 奇异：tanh 是奇函数，所以没有偏置时网络及其梯度都是奇的，两行互为相反数。(b) 奇异：网络是正齐次的，
+# $f(3x) = 3f(x)$，所以 $3x$ 的那一行是 $x$ 那一行的三倍。(c) 不奇异：偏置打破了齐次性。对本课的 6 个点及其三倍，
+# $\lambda_\min/\lambda_\max = 0.0027$：虽小，但远高于舍入误差。
+#
+# </details>
+
+# %% tags=["check"]
+a, b, size = 0.75, 0.25, 400
+K_question = a * torch.eye(size, dtype=torch.float64) + b
+nh.check_close("question 1: r_eff of ¾I + ¼11ᵀ, n = 400, against the formula", nh.effective_rank(K_question),
+               size ** 2 * (a + b) ** 2 / ((a + size * b) ** 2 + (size - 1) * a ** 2), rtol=1e-12)
+x_six = nh.sphere(6, 3, seed=1)
+tanh_pairs = nh.mlp(1, "tanh", sigma_w=1.0).kernel(torch.cat([x_six, -x_six])).ntk
+nh.check_that("question 5 (a): bias-free tanh on ±x: |λ_min/λ_max| below 1e-14 (rounding)",
+              abs(course.conditioning(tanh_pairs)) < 1e-14, measured=course.conditioning(tanh_pairs))
+triples = torch.cat([x_six, 3 * x_six])
+triples_ratio = course.conditioning(nh.mlp(1).kernel(triples).ntk)
+nh.check_that("question 5 (b): bias-free ReLU on x, 3x: |λ_min/λ_max| below 1e-14 (rounding)",
+              abs(triples_ratio) < 1e-14, measured=triples_ratio)
+biased_triples = course.conditioning(nh.mlp(1, sigma_b=0.5).kernel(triples).ntk)
+nh.check_close("question 5 (c): ReLU with σ_b = 0.5 on x, 3x: λ_min/λ_max (0.0027)", biased_triples, 0.0027,
+               atol=0.00005)
 
 # %% [markdown]
 # ## 小结
 #
-# - 对**任何**核，$r_\text{eff}$ 都趋于 $r_\infty = m_1^2/m_\text{off}$；有限 $n$ 下的曲线遵循
-#   $n r_\infty/(n-1+r_\infty)$。
-# - $r_\infty$ 不依赖于 $n$；它取决于非对角元素的**均方**，当非对角元素趋于零时它无界增长，
-#   而 $r_\text{eff}(n)$ 永远不会超过 $n$。
-# - 接近 1 的值表明存在一个占主导的常数模态（数据均值、偏置、深层 NNGP）；中心化可以去掉它。
-#   深层 ReLU NTK 是“常数加白噪声”：中心化之后，它的秩 ≈ n。
-# - $r_\infty$ 不看标签，因此它不可能给出泛化误差的上界：对于随机标签，在每个 $n$ 处误差都不低于 $\operatorname{Var}(y)$，
-#   而 $\sqrt{r_\infty/n}\to 0$；无岭插值还会在此之上再加上它自身的离散程度。
+# - $r_\text{eff} = \operatorname{tr}(K)^2/\lVert K\rVert_F^2$ 数的是迹由多少个特征值分担。对从某个分布中抽取的输入，
+#   它对**每一个**核都趋于 $r_\infty = m_1^2/m_\text{off}$，有限 $n$ 的值服从 $n r_\infty/(n-1+r_\infty)$。
+# - $r_\infty$ 与 $n$ 无关。它取决于非对角元素的均**方**，当它们消失时无界增长，而 $r_\text{eff}(n) \le n$。
+# - 接近 1 的值表明有一个占主导的常数模态（平移的输入、大的偏置、深层 NNGP、原始像素）；中心化可以去掉它。满秩矩阵也可以有
+#   $r_\text{eff} \approx 1$。
+# - 输入互不相同并不保证 NTK Gram 矩阵满秩（无偏置的奇激活函数在 $\pm x$ 上，无偏置 ReLU 在 $x, 2x$ 上，或单隐藏层时在对径点对
+#   上）；也不是每个 NTK 的函数空间都稠密（每个 Mercer 系数都必须为正）。
+# - $r_\infty$ 不看标签，所以它约束不了泛化：随机标签下，误差在每个 $n$ 上都高于 $\operatorname{Var}(y)$，
+#   而 $\sqrt{r_\infty/n}\to 0$。
+
+# %% [markdown]
+# ## 写给教材第 4 章的读者
+#
+# <details><summary>综述 §4.1：“等效参数个数”（勘误 B13）</summary>
+#
+# **综述原文：** 有效秩衡量模型的等效参数个数，并且可以接近 1。
+#
+# **正确的说法：** $r_\text{eff}$ 是谱的参与比，由最大的特征值主导，而那往往是一个常数模态。给核加上一个常数会使
+# $r_\text{eff}$ 趋于 1，而它能拟合的函数只差一个常数（见“接近 1 意味着‘一个常数模态’”一节）。[勘误 B13](../../ERRATA.zh.md#b13)
+#
+# </details>
+#
+# <details><summary>综述 §4.2：把常数极限当作“关键发现”（勘误 B14、B15、B43）</summary>
+#
+# **综述原文：** NTK 的“谱维数”是一个常数，这是一个关键发现（归于“Anil et al.”），并且 NTK 的
+# $r_\text{eff} \approx 1$–2。
+#
+# **正确的说法：** 极限 $r_\infty = \mathbb E[k(x,x)]^2/\mathbb E[k(x,x')^2]$ 对每个二阶矩有限的核都成立（大数定律）；
+# 它是 Mercer 谱的参与比。其出处是一篇未经评审的单作者预印本（P. A. Shukla，arXiv:2512.00860）。对本课扫描中
+# $S^9$ 上的无偏置核，数值为 12–17（1 层与 50 层的 ReLU NTK、erf NTK），而不是 1–2；其他核给出其他数值。
+# [勘误 B14](../../ERRATA.zh.md#b14)、[B15](../../ERRATA.zh.md#b15)、[B43](../../ERRATA.zh.md#b43)
+#
+# </details>
+#
+# <details><summary>综述 §4.2：“k(x,x′) ≪ k(x,x) 时 r∞ ≈ n”（勘误 B16）</summary>
+#
+# **综述原文：** 当 $k(x,x') \ll k(x,x)$ 时常数 $r_\infty$ 接近 $n$（输入“完全可分”）；当 $k(x,x') \approx k(x,x)$
+# 时它接近 1；并且这是从均值 $\mathbb E\,k(x,x')$ 看出来的。
+#
+# **正确的说法：** $r_\infty$ 不可能依赖 $n$；非对角元素缩小时它无界增长，而 $r_\text{eff}(n) \le n$。这条定律涉及的是
+# 均**方** $\mathbb E\,k(x,x')^2$：无偏置 erf 的 NTK 在每个深度上非对角元素的均值都为 0，而 $r_\infty$ 在深度 1 时为
+# 24.7，在深度 16 时为 $4\cdot 10^7$（见“当非对角元素消失时”一节）。[勘误 B16](../../ERRATA.zh.md#b16)
+#
+# </details>
+#
+# <details><summary>综述 §4.4：“回归发生在一个低秩子空间里”（勘误 B18）</summary>
+#
+# **综述原文：** NTK 的有效秩是约为 1–2 的常数，所以核回归发生在一个低秩子空间里。
+#
+# **正确的说法：** $r_\text{eff}$ 小并不等于秩小。有偏置且激活函数为非多项式的 Lipschitz 函数时，极限 NTK 在球面上正定
+# （Jacot et al. 2018，命题 2）；对本课这些非多项式激活函数，从连续分布中抽取的输入的 Gram 矩阵以概率 1 满秩，
+# 所以无岭回归用到了全部 $n$ 个方向。没有偏置时，不同的输入可能给出奇异的 Gram 矩阵：无偏置 erf 或 tanh 在 $\{x, -x\}$ 上；
+# 无偏置 ReLU 在 $\{x, 2x\}$ 上（不在球面上）；单个无偏置 ReLU 隐藏层在 $S^2$ 的 6 对对径点上（3 个零特征值）。两个隐藏层
+# 在同样的点对上正定但病态（$\lambda_\min/\lambda_\max = 0.020$）。（见“不同输入的 Gram 矩阵一定满秩吗？”一节）
+# [勘误 B18](../../ERRATA.zh.md#b18)
+#
+# </details>
+#
+# <details><summary>综述 §4.4：上界 O(√(r∞/n))（勘误 B19）</summary>
+#
+# **综述原文：** 泛化误差的上界是 $O(\sqrt{r_\infty/n})$，这解释了过参数化网络为何能泛化。
+#
+# **正确的说法：** $r_\infty$ 与标签无关；标签与输入独立时，无论 $n$ 多大，没有预测器能优于 $\operatorname{Var}(y)$；
+# 所以对任何常数，这样的上界都不成立。有效的上界依赖标签，例如
+# $\sqrt{2y^\top\Theta^{-1}y/n}$（Arora, Du, Hu, Li & Wang 2019）。[勘误 B19](../../ERRATA.zh.md#b19)
+#
+# </details>
+#
+# <details><summary>综述 §6.3：CIFAR-10 上 ResNet 的 r_eff ≈ 1（勘误 B29）</summary>
+#
+# **综述原文：** CIFAR-10 上 ResNet 的 $r_\text{eff} \approx 1.0$–1.3，正如理论所预言。
+#
+# **正确的说法：** 这些数字引自预印本，没有被复现；它们是在宽度 16–32 下测得的，离无限宽极限很远。原始图像上接近 1 的值
+# 反映的是图像的共同均值：在 scikit-learn 的手写数字上，ResNet 的 NTK 的 $r_\text{eff} < 3$，中心化后超过 15（见
+# “图像上接近 1 的值”一节）。[勘误 B29](../../ERRATA.zh.md#b29)
+#
+# </details>
+#
+# <details><summary>综述 §5：NTK-ECRN，“每个特征值都收敛到 0 或 1”（勘误 B20、B22）</summary>
+#
+# **综述原文：** 一种“NTK-ECRN”结构由 $d\lambda/dt \le C\lambda(1 - \lambda)$ 使 NTK 的每个特征值都收敛到 0 或 1。
+#
+# **正确的说法：** 这来自一篇未经评审的预印本（arXiv:2512.08264），并未得到确立。在核区域中（无限宽、NTK 参数化、学习率低于
+# 稳定性阈值、训练时间有限，或者对梯度下降有 $\lambda_\min > 0$；Jacot et al. 2018；Lee et al. 2019），NTK 在训练中不变，
+# 它的特征值也就不动；它们随 $n$、深度和 $\sigma_w$ 缩放，并不局限在
+# $[0, 1]$ 中。在这个区域之外（有限宽、μP），核会变化，但 $d\lambda/dt$ 的一个上界并不能迫使它收敛到任何地方。
+# [勘误 B20](../../ERRATA.zh.md#b20)、[B22](../../ERRATA.zh.md#b22)
+#
+# </details>
+#
+# <details><summary>综述 §7.1：“惰性训练的表达能力有限”（勘误 B31）</summary>
+#
+# **综述原文：** 惰性（核）区域的表达能力有限。
+#
+# **正确的说法：** NTK 的函数空间在球面上稠密，恰好当每个 Mercer 系数都为正时，例如有偏置且激活函数为非多项式，或无偏置 ReLU
+# 有至少两个隐藏层；单个无偏置 ReLU 隐藏层缺少每个奇数次 $k \ge 3$，学不会 $\cos 3\theta$（见“它的函数空间稠密吗？”一节）。
+# 在函数空间稠密的情形，真正的限制是样本效率：有些目标需要的样本远多于一个做特征学习的网络（Ghorbani et al. 2019, 2021）。
+# [勘误 B31](../../ERRATA.zh.md#b31)
+#
+# </details>
+#
+# <details><summary>综述 §7.3 与 §8：其他框架、稳定性边缘、Grokking（勘误 B35、B37、B38）</summary>
+#
+# **综述原文：** “无限特征分解”和“神经正切特征”超越了 NTK；稳定性边缘的阈值来自 NTK 的谱；Grokking 由 NTK 的平坦方向加上
+# 权重衰减来解释。
+#
+# **正确的说法：** 这两个框架查无出处；可以改用平均场理论、Tensor Programs 与 μP（第
+# [05b](05b_parameterization.ipynb) 课）或 $1/n$ 展开。锐度在 $2/\eta$ 附近徘徊（Cohen et al. 2021）需要一个*变化的* NTK
+# （渐进锐化），这已在核区域之外；第 07 课只展示了线性化模型的稳定性阈值。对 Grokking 的公认解释描述的是从惰性动力学到
+# 特征学习动力学的转变（Kumar et al. 2024；Lyu et al. 2024），超出了 NTK。频率原则（频谱偏置）在核区域中是成立的（Rahaman
+# et al. 2019；Xu et al. 2019；Basri et al. 2019）：模态 $k$ 的学习速率正比于 $\mu_k$（第 06 课）。
+# [勘误 B35](../../ERRATA.zh.md#b35)、[B37](../../ERRATA.zh.md#b37)、[B38](../../ERRATA.zh.md#b38)
+#
+# </details>
 #
 # **练习：** 4.7（50 层 MLP 的核退化与有效秩）。
 #
