@@ -16,6 +16,9 @@ q0 (1 + gamma)^L, one part gamma q0 (1 + gamma)^(L-1) for *every* block, and the
   Jacobians J_l = sqrt(2/m) W_l D_l of a *real* residual network (the gates D_l come from its own forward pass, so
   the J_l are not independent; each W_l is fresh, which is what the lesson's argument needs);
 - :func:`block_shares`: each layer's share of Theta(x, x) in a finite network (one gradient);
+  :func:`recursion_shares`: the same shares at infinite width for any activation (the recursion on the diagonal);
+- :func:`finite_networks`: how far the empirical NTKs of finite networks (and their mean) are from the analytic
+  one (cached, so a re-run or a check at the same width costs nothing);
 - :func:`induction_diagram`: the picture of one block of the kernel recursion;
 - :func:`normalized_ntk`, :func:`describe`, :func:`draw_normalized_ntk`: the explorer.
 
@@ -33,6 +36,7 @@ import numpy as np
 import torch
 
 from .._checks import as_tensor, check_int, check_nonnegative
+from ..engine.activations import as_activation
 from ..engine.architectures import resnet
 from .messages import gettext as _
 
@@ -224,15 +228,16 @@ class MeasuredShares:
     total: float
 
 
-def block_shares(depth: int, alpha: float, x, *, width: int = 512, seed: int = 0) -> MeasuredShares:
-    """:class:`MeasuredShares` of ``nh.resnet(depth, alpha=alpha).network(d, width=width, seed=seed)`` at the
-    single input ``x`` (shape (d,) or (1, d)): Theta(x, x) = sum over parameters of (df/dp)^2, grouped by
+def block_shares(depth: int, alpha: float, x, *, width: int = 512, seed: int = 0,
+                 activation: str = "relu") -> MeasuredShares:
+    """:class:`MeasuredShares` of ``nh.resnet(depth, activation, alpha=alpha).network(d, width=width, seed=seed)``
+    at the single input ``x`` (shape (d,) or (1, d)): Theta(x, x) = sum over parameters of (df/dp)^2, grouped by
     layer (module 0 is the input layer, 1 .. L the blocks, L + 1 the readout); one backward pass."""
     depth = check_int("depth", depth, minimum=1)
     x = as_tensor("x", x, ndim=(1, 2)).reshape(1, -1)
     with _one_thread():
-        model = resnet(depth, alpha=_alpha(alpha)).network(x.shape[1], width=check_int("width", width, minimum=1),
-                                                           seed=check_int("seed", seed, minimum=0))
+        model = resnet(depth, activation, alpha=_alpha(alpha)).network(
+            x.shape[1], width=check_int("width", width, minimum=1), seed=check_int("seed", seed, minimum=0))
         names, params = zip(*[(n, p) for n, p in model.named_parameters() if p.requires_grad])
         gradients = torch.autograd.grad(model(x).sum(), params)
         layer = np.zeros(depth + 2)
@@ -241,6 +246,67 @@ def block_shares(depth: int, alpha: float, x, *, width: int = 512, seed: int = 0
     total = float(layer.sum())
     return MeasuredShares(input=layer[0] / total, blocks=layer[1:-1] / total, readout=layer[-1] / total,
                           total=total)
+
+
+def recursion_shares(depth: int, alpha: float, activation: str = "relu", *, q0: float = 2.0,
+                     sigma_w2: float = SIGMA_W2) -> MeasuredShares:
+    """:class:`MeasuredShares` at infinite width, on the diagonal x = x' with Sigma^(0)(x, x) = q0, for any
+    activation of the engine: block l's own weights add alpha^2 sigma_w^2 E[phi(u)^2] (u ~ N(0, Sigma^(l-1))),
+    and every block k above multiplies that part by 1 + alpha^2 sigma_w^2 E[phi'(u)^2] at Sigma^(k-1); the input
+    layer's part q0 is multiplied by all L factors, and the readout adds Sigma^(L). For ReLU without bias every
+    block's part is the same (:func:`ntk_shares`); for other activations it is not."""
+    depth = check_int("depth", depth, minimum=1)
+    a2 = _alpha(alpha) ** 2 * check_nonnegative("sigma_w2", sigma_w2)
+    phi = as_activation(activation)
+    sigma, own, gain = check_nonnegative("q0", q0), [], []
+    for _ in range(depth):
+        e_phi2, e_dphi2 = (float(v) for v in phi.diagonal(torch.tensor(sigma, dtype=torch.float64)))
+        own.append(a2 * e_phi2)
+        gain.append(1 + a2 * e_dphi2)
+        sigma += a2 * e_phi2
+    above = np.append(np.cumprod(np.array(gain[::-1]))[::-1][1:], 1.0)     # prod of gain[k] for k > l
+    parts = np.array([q0 * float(np.prod(gain)), *(np.array(own) * above), sigma])
+    total = float(parts.sum())
+    return MeasuredShares(input=parts[0] / total, blocks=parts[1:-1] / total, readout=parts[-1] / total,
+                          total=total)
+
+
+# ---------------------------------------------------------------- finite networks against the recursion
+
+#: The lesson's finite-network experiment: 4 blocks, 8 inputs on the sphere in d = 6 (x.x/d = 1).
+FINITE_DEPTH, FINITE_INPUTS = 4, (8, 6, 0)
+
+
+@dataclass(frozen=True)
+class FiniteNetworks:
+    """How far finite networks are from the analytic NTK (relative Frobenius norms of the difference).
+
+    Attributes:
+        errors: (seeds,) one network per seed.
+        mean_error: the mean of the networks' empirical NTKs.
+    """
+
+    errors: np.ndarray
+    mean_error: float
+
+
+@lru_cache(maxsize=32)
+def finite_networks(scaling: str, width: int, seeds: int = 8) -> FiniteNetworks:
+    """:class:`FiniteNetworks` for ``nh.resnet(4, alpha=SCALINGS[scaling](4))`` at ``width``, seeds 0 .. seeds-1,
+    on ``nh.sphere(8, d=6, seed=0)``; cached, so asking again at the same width costs nothing."""
+    from .data import sphere
+    from ..finite.convergence import width_sweep
+
+    if scaling not in SCALINGS:
+        raise ValueError(f"unknown scaling {scaling!r}; allowed values: {', '.join(SCALINGS)}")
+    n, d, seed = FINITE_INPUTS
+    inputs = sphere(n, d, seed=seed)
+    arch = resnet(FINITE_DEPTH, alpha=SCALINGS[scaling](FINITE_DEPTH))
+    with _one_thread():
+        sweep = width_sweep(arch, inputs, widths=[check_int("width", width, minimum=1)],
+                            seeds=check_int("seeds", seeds, minimum=1))
+    exact = arch.kernel(inputs).ntk
+    return FiniteNetworks(errors=sweep.errors[0], mean_error=float((sweep.mean_ntk[0] - exact).norm() / exact.norm()))
 
 
 # ---------------------------------------------------------------- the picture of the induction
@@ -391,7 +457,8 @@ def draw_normalized_ntk(depth: int, scaling: str, activation: str) -> None:
         right=float(k[AT_90]), opposite=float(k[AT_180])))
 
 
-__all__ = ["ANGLES", "JacobianProduct", "MeasuredShares", "SCALINGS", "SIGMA_W2", "Shares", "beyond_first_order",
-           "block_shares", "blocks_applied", "branch_jacobian", "branch_jacobian_norm", "closed_form_ntk",
-           "describe", "draw_normalized_ntk", "first_gates_open", "growth_per_block", "induction_diagram",
-           "jacobian_product", "normalized_ntk", "ntk_shares"]
+__all__ = ["ANGLES", "FINITE_DEPTH", "FINITE_INPUTS", "FiniteNetworks", "JacobianProduct", "MeasuredShares",
+           "SCALINGS", "SIGMA_W2", "Shares", "beyond_first_order", "block_shares", "blocks_applied",
+           "branch_jacobian", "branch_jacobian_norm", "closed_form_ntk", "describe", "draw_normalized_ntk",
+           "finite_networks", "first_gates_open", "growth_per_block", "induction_diagram",
+           "jacobian_product", "normalized_ntk", "ntk_shares", "recursion_shares"]
