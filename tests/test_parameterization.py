@@ -1,4 +1,4 @@
-"""NTK parameterization vs muP vs standard (lesson 05, section 4.4.2; Yang & Hu 2021): what moves, the table
+"""NTK parameterization vs muP vs standard (lesson 05b, section 4.4.2; Yang & Hu 2021): what moves, the table
 of multipliers, and the kernels (the standard parameterization's, derived in ntk_helpers/engine/dense.py)."""
 
 import math
@@ -61,7 +61,7 @@ def test_standard_parameterization_at_fixed_lr_blows_up_with_width():
     assert losses[0] < losses[1] < losses[2]
 
 
-# The width exponents lesson 05 derives: relative RMS change of h1 (input layer), h2 (hidden layer) and the
+# The width exponents lesson 05b derives: relative RMS change of h1 (input layer), h2 (hidden layer) and the
 # RMS change of f after ONE SGD step, trained on y + f0 so that every width sees the residual -y.
 ONE_STEP_EXPONENTS = {
     ("ntk", "fixed"): (-0.5, -0.5, 0.0),
@@ -201,7 +201,7 @@ def test_standard_parameterization_has_the_ntk_nngp_and_mup_has_no_kernel(x):
     torch.testing.assert_close(one.ntk, one.nngp - 0.25, rtol=1e-14, atol=1e-14 * float(one.nngp.abs().max()))
     assert repr(nh.dense(sigma_w=2, parameterization="mup")) == "dense(width, sigma_w=2, sigma_b=0, " \
                                                                "parameterization='mup')"
-    with pytest.raises(nh.NoClosedForm, match="muP the features"):
+    with pytest.raises(nh.NoClosedForm, match="muP has an infinite-width limit, but its features"):
         nh.mlp(2, parameterization="mup").kernel(x)
 
 

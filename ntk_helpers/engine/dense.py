@@ -16,7 +16,7 @@ Biases are ``sigma_b b`` with lr 1 (ntk, standard) or lr fan-out (mup: m for a h
 comes from the description: a layer is an input layer when its incoming features do not scale with the
 width (``Build.wide_input``), an output layer when its ``out`` is fixed. The effective weight
 ``mult * w`` has variance ``mult**2`` and learning rate ``mult**2 * lr_mult``; only their powers of m
-matter as m -> infinity (lesson 05, section 4.4.2; Yang & Hu 2021, Tensor Programs IV), the constants are
+matter as m -> infinity (lesson 05b, section 4.4.2; Yang & Hu 2021, Tensor Programs IV), the constants are
 this package's choice. "standard" is PyTorch's set-up (weights ~ N(0, sigma_w^2/fan_in), one learning
 rate) rewritten in this form.
 
@@ -40,8 +40,11 @@ So ``lim Theta_lr / m`` is the NTK recursion without bias terms and without the 
 which ``kernel().ntk`` returns (tests/test_parameterization.py checks it against the Monte Carlo mean of
 ``empirical_ntk(model, x, parameter_weights={p: lr_mult_p / m})`` as m grows).
 
-**mup** has no kernel limit: its features move by O(1) in training (lesson 05), and its output at
-initialization vanishes like m^-1/2; ``kernel()`` raises :class:`~ntk_helpers.NoClosedForm`.
+**mup** has an infinite-width limit (the feature-learning limit of Yang & Hu 2021, computed with tensor programs),
+and its learning-rate-weighted tangent kernel at initialization converges too; but that kernel moves by O(1)
+during training, at every width (lesson 05b), so no fixed kernel describes training, and its output at
+initialization vanishes like m^-1/2. This package has no closed form for that limit: ``kernel()`` raises
+:class:`~ntk_helpers.NoClosedForm`.
 """
 
 from __future__ import annotations
@@ -136,10 +139,10 @@ class Dense(WeightLayer):
             raise ValueError("dense() needs vector features (n, d); for images add flatten() or "
                              "global_avg_pool() before it, or use conv()")
         if self.parameterization == "mup":
-            raise NoClosedForm("dense(parameterization='mup') has no infinite-width kernel: under muP the features "
-                               "and the tangent kernel move by O(1) during training at every width (lesson 05), and "
-                               "the output at initialization vanishes like width^-1/2. Study the finite networks "
-                               "(network(), nh.train) or use parameterization='ntk'")
+            raise NoClosedForm("dense(parameterization='mup') has no fixed kernel: muP has an infinite-width limit, "
+                               "but its features and its tangent kernel move by O(1) during training at every width "
+                               "(lesson 05b), and this package has no closed form for that limit. Study the finite "
+                               "networks (network(), nh.train) or use parameterization='ntk'")
         nngp = affine(k.nngp, self.sigma_w, self.sigma_b)
         var1, var2 = k.map_self(lambda var, _: affine(var, self.sigma_w, self.sigma_b))
         if self.parameterization == "ntk":

@@ -50,7 +50,7 @@ def empirical_ntk(model: nn.Module, x1, x2=None, *, method: str = "auto",
         memory_budget: bytes allowed for one chunk of Jacobians (jacobian method).
         parameter_weights: optional weight per parameter name, giving
             ``sum_p w_p df/dtheta_p df'/dtheta_p``: with per-layer learning rates as weights this is
-            the kernel that drives gradient descent (lesson 05, section 4.4.2). Uses the jacobian
+            the kernel that drives gradient descent (lesson 05b, section 4.4.2). Uses the jacobian
             method.
 
     Returns:

@@ -1,4 +1,4 @@
-"""Training and probing finite networks in the NTK, standard and muP parameterizations (lesson 05, section 4.4.2).
+"""Training and probing finite networks in the NTK, standard and muP parameterizations (lesson 05b, section 4.4.2).
 
 A parameterization is part of the description (``nh.mlp(..., parameterization="mup")``, table in
 :mod:`~ntk_helpers.engine.dense`); the built network carries each layer's forward multiplier and learning-rate

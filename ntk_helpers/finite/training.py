@@ -4,7 +4,7 @@ Loss ``L = 1/(2n) sum_i (f(x_i) - y_i)^2`` (the ``loss="half_mean"`` convention 
 :func:`ntk_helpers.linearized_dynamics`, lesson 07); plain gradient descent with per-parameter
 learning rates. Besides the loss and outputs we record how much the *learning-rate-weighted* NTK
 ``sum_l lr_l <df/dW_l, df'/dW_l>`` (the kernel that drives df/dt when layers learn at different rates,
-lesson 05, section 4.4.2) and the last hidden layer's feature kernel moved:
+lesson 05b, section 4.4.2) and the last hidden layer's feature kernel moved:
 ``||K_T - K_0||_F / ||K_0||_F``. "Lazy" training means both stay put while the outputs fit the data.
 """
 

@@ -1,0 +1,637 @@
+# %% [markdown]
+# # 05b · Parameterization: NTK, standard and μP, lazy training vs feature learning
+# [Open in Colab](https://colab.research.google.com/github/ntk-notebooks/ntk-notebooks/blob/main/notebooks/05b_parameterization.ipynb) · [Binder](https://mybinder.org/v2/gh/ntk-notebooks/ntk-notebooks/HEAD?labpath=notebooks%2F05b_parameterization.ipynb)
+#
+# *Chapter 4.4.2.*
+#
+# **You will learn**
+# - to read a parameterization as **powers of the width** $m$: the variance and the learning rate of every layer,
+#   biases included, in one table;
+# - the **stability and non-triviality conditions** of Yang & Hu (2021) and the exponent $r$ that decides between
+#   the kernel regime and feature learning (the *dynamical dichotomy*);
+# - how to **derive μP** from one SGD step, and what the initialization names (LeCun, He, Xavier) fix;
+# - what **lazy training** means, measured: under the NTK parameterization the features move like $m^{-1/2}$ and
+#   the kernel freezes while the output fits the data; under μP features and kernel move by $\Theta(1)$;
+# - what the kernel limit is: kernel gradient descent from $f_0$, ridgeless at convergence, under stated conditions.
+#
+# **Prerequisites:** lessons 01–02 (the NTK, its recursion, and training in the kernel regime).
+
+# %%
+# On Colab (or any Jupyter without this course's package) this installs it (once); here it does nothing.
+import importlib, importlib.util, subprocess, sys
+if importlib.util.find_spec("ntk_helpers") is None:
+    package = "ntk-notebooks @ git+https://github.com/ntk-notebooks/ntk-notebooks"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", package], check=True)
+    importlib.invalidate_caches()
+
+# %%
+import matplotlib.pyplot as plt
+import numpy as np
+import torch
+import ntk_helpers as nh
+from ntk_helpers.course import parameterization as course   # this lesson's table, experiments and explorer
+
+nh.plotting.use_style()
+
+# %% [markdown]
+# ## The idea in one picture
+#
+# How the weights of a network and their learning rates scale with the width $m$ decides how far one gradient
+# step moves its hidden features. If that move shrinks like a power of $m$ while the output still learns, the
+# infinite-width network trains with a fixed kernel (lazy, the kernel regime); if it stays of order one, its features
+# and its kernel learn (μP).
+
+# %%
+course.idea_diagram()
+plt.show()
+
+# %% [markdown]
+# Each line is a prediction, derived below and then measured: under the NTK parameterization a feature moves like
+# $m^{-1/2}$, under μP like $m^0$, and under the standard parameterization at a fixed learning rate it grows like
+# $m^{1/2}$ until training blows up. Yang & Hu (2021) prove that for the parameterizations of this kind that stay
+# finite and do learn there is no third option (for smooth activations; the conditions are below).
+
+# %% [markdown]
+# ## 4.4.2 One table of width exponents
+#
+# Write the network with its **effective weights**: $h^1 = W^1\xi + b^1$ for an input $\xi \in \mathbb R^d$,
+# $x^l = \phi(h^l)$, $h^{l+1} = W^{l+1}x^l + b^{l+1}$ for the hidden layers, $f = W^{L+1}x^L + b^{L+1}$. A
+# parameterization says two things about every layer: the variance of the entries of $W^l$ at initialization
+# and the learning rate $\eta_l$ with which SGD moves $W^l$. As $m \to \infty$ only their **powers of $m$** matter
+# ($d$, the depth and the constants stay fixed):
+#
+# | | input $W^1$: Var, $\eta_1$ | hidden $W^l$: Var, $\eta_l$ | output $W^{L+1}$: Var, $\eta_{L+1}$ | biases of hidden units: $\eta_b$ | output bias: $\eta_b$ | one step: $\Delta h^1$, $\Delta h^l$, $\Delta f$ | $m \to \infty$ |
+# |---|---|---|---|---|---|---|---|
+# | **standard**, fixed $\eta$ | $m^0$, $m^0$ | $m^{-1}$, $m^0$ | $m^{-1}$, $m^0$ | $m^0$ | $m^0$ | $m^{-1/2}$, $m^{1/2}$, $m^{1}$ | unstable |
+# | **standard**, $\eta \propto 1/m$ | $m^0$, $m^{-1}$ | $m^{-1}$, $m^{-1}$ | $m^{-1}$, $m^{-1}$ | $m^{-1}$ | $m^{-1}$ | $m^{-3/2}$, $m^{-1/2}$, $m^0$ | kernel regime |
+# | **NTK** | $m^0$, $m^0$ | $m^{-1}$, $m^{-1}$ | $m^{-1}$, $m^{-1}$ | $m^0$ | $m^0$ | $m^{-1/2}$, $m^{-1/2}$, $m^0$ | kernel regime (lazy) |
+# | **μP** | $m^0$, $m^{1}$ | $m^{-1}$, $m^0$ | $m^{-2}$, $m^{-1}$ | $m^{1}$ | $m^0$ | $m^0$, $m^0$, $m^0$ | feature learning |
+#
+# Every bias has variance $m^0$. The "one step" columns say how far one SGD step from initialization moves the
+# input layer's pre-activations $h^1$ (relative to their size), a hidden layer's $h^l$, and the output $f$; the
+# next sections derive them from the other columns. The standard and NTK rows have the same variances (the same
+# network at initialization) and differ only in the learning rates; μP changes the output layer's variance and
+# almost every learning rate.
+
+# %% [markdown]
+# ### The variance columns: initialization names and stability at initialization
+#
+# The variance columns are what the initialization schemes fix. **LeCun**: $1/\text{fan-in}$. **He** (Kaiming,
+# for ReLU): $2/\text{fan-in}$. **Xavier** (Glorot & Bengio 2010): $2/(\text{fan-in} + \text{fan-out})$, equal to
+# $1/\text{fan-in}$ only for square layers. The input layer's fan-in is $d$, so its variance is $m^0$; a hidden or
+# output layer's fan-in is $m$, so its variance is $m^{-1}$. The NTK parameterization draws $w \sim \mathcal N(0, 1)$
+# and multiplies by $\sigma_w/\sqrt{\text{fan-in}}$ in the forward pass: the effective weight has variance
+# $\sigma_w^2/\text{fan-in}$, LeCun's for $\sigma_w = 1$ and He's for $\sigma_w = \sqrt 2$.
+#
+# The hidden layers' $m^{-1}$ is forced: it keeps every pre-activation of size $\Theta(1)$ at every width. One
+# factor $1/m$ more would shrink each layer by $\sqrt m$. Experiment: a three-hidden-layer ReLU network with He's
+# variance (the package's NTK parameterization, $\sigma_w = \sqrt 2$), and with variance $2/(\text{fan-in}\cdot m)$.
+
+# %%
+init_widths = [64, 256, 1024]
+he = [course.preactivation_rms(m) for m in init_widths]
+shrunk = [course.preactivation_rms(m, extra_one_over_m=True) for m in init_widths]
+init_slopes = course.draw_initialization(init_widths, he, shrunk)
+plt.show()
+
+# %% tags=["check"]
+for layer in (1, 2, 3):
+    nh.check_close("He's variance: slope of the pre-activation RMS in m, per layer (0)",
+                   init_slopes["he", layer], 0.0, atol=0.05)
+    nh.check_close("variance 2/(fan-in·m): slope of layer l's RMS in m (−l/2)", init_slopes["shrunk", layer],
+                   -layer / 2, atol=0.05)
+nh.check_close("He's variance: every layer's RMS ≈ √2", np.ravel(he), np.full(9, np.sqrt(2)), rtol=0.05)
+
+# %% [markdown]
+# ### Where the table comes from: one SGD step
+#
+# Take a loss $\ell(f)$ with $\chi = \ell'(f) = \Theta(1)$. Write $s$ for the size of the output weights' entries
+# ($\operatorname{Var} W^{L+1} = s^2$), $g^l = \partial f/\partial h^l$ and $x^0 = \xi$. One SGD step changes $W^l$ by
+# the rank-one matrix $\Delta W^l = -\eta_l\,\chi\, g^l\,(x^{l-1})^\top$, so the layer's pre-activations change by
+#
+# $$\Delta W^l\, x^{l-1} \;=\; -\,\eta_l \;\chi\; g^l \;\big((x^{l-1})^\top x^{l-1}\big)
+#   \qquad\text{(learning rate)} \times \text{(gradient per unit)} \times \text{(a sum of many terms)}.$$
+#
+# - **Gradient per unit.** $g^L = \phi'(h^L)\odot (W^{L+1})^\top$ has entries of size $s$. Going back through a hidden
+#   layer, $(W^{l+1})^\top g^{l+1}$ adds $m$ terms of size $m^{-1/2}s$ with random signs: size $s$ again.
+# - **Number of summed terms.** $(x^{l-1})^\top x^{l-1}$ adds $d$ terms for the input layer and $m$ for every other
+#   layer, and they do **not** cancel: for the same input they are squares, and for another input their average is
+#   the feature kernel, an $O(1)$ number. The sum is $\Theta(m)$, not the $\Theta(\sqrt m)$ of random signs.
+#
+# The output changes in two ways, $\Delta f = \Delta W^{L+1} x^L + W^{L+1}\Delta x^L$. The first term is the same
+# rank-one update with $g = 1$: $\eta_{L+1}\chi\,(x^L)^\top x^L \sim \eta_{L+1}\, m$. The second is the output weights
+# reading the features' change: $m$ terms of size $s\,\Delta x^L$, aligned because $\Delta x^L$ follows
+# $g^L \propto W^{L+1}$. A bias $b^l$ moves by $\eta_b\,\chi\, g^l$, so its layer moves by $\eta_b s$. Hence, up to
+# constants (Yang & Hu 2021),
+#
+# $$\Delta h^1 \sim \eta_1\, s, \qquad \Delta h^l \sim \eta_l\, s\, m \ \ (\text{hidden}), \qquad
+#   \Delta f \sim \eta_{L+1}\, m \;+\; m\, s\, \Delta x^L .$$
+#
+# A hidden layer also passes on the change of the layer below, $W^l\Delta x^{l-1}$: $m$ terms of size
+# $m^{-1/2}\Delta x^{l-1}$ with random signs, so of the size of $\Delta x^{l-1}$ itself. In every row of the table
+# that is no larger than the layer's own term; Tensor Programs IV makes the whole argument rigorous, over many
+# steps too. The biases' terms are never the largest either (every row: $\eta_b s \le$ the weights' term).
+
+# %% [markdown]
+# ### Deriving μP
+#
+# **μP** ("maximal update") asks every layer's features *and* the output to move by $\Theta(1)$:
+# - $\Delta f$'s second term with $\Delta x^L = \Theta(1)$ must stay $O(1)$: $m\,s = \Theta(1)$, so $s = 1/m$, an
+#   output variance $m^{-2}$ instead of $m^{-1}$;
+# - then $\Delta h^1 = \Theta(1)$ needs $\eta_1 \sim m$, a hidden $\Delta h^l = \Theta(1)$ needs $\eta_l \sim 1$,
+#   $\eta_{L+1} m = \Theta(1)$ needs $\eta_{L+1} \sim 1/m$, and a hidden unit's bias needs $\eta_b s = \Theta(1)$,
+#   $\eta_b \sim m$.
+#
+# The other rows follow the same way. **NTK**: $s = m^{-1/2}$, $\eta = (1, 1/m, 1/m)$, so $\Delta h^1 \sim
+# \Delta h^l \sim m^{-1/2}$ and $\Delta f \sim 1$: the output learns, the features barely move. **Standard, fixed
+# $\eta$**: $s = m^{-1/2}$, $\eta = (1, 1, 1)$, so $\Delta h^l \sim m^{1/2}$ and $\Delta f \sim m$: it blows up.
+# **Standard with $\eta \propto 1/m$**: $\Delta h^1 \sim m^{-3/2}$, $\Delta h^l \sim m^{-1/2}$, $\Delta f \sim 1$.
+# μP fixes only these exponents: the constants in front can be tuned at a small width and carried to any width
+# (μTransfer, Yang et al. 2022, Tensor Programs V).
+
+# %% [markdown]
+# ### The conditions that decide (Yang & Hu 2021, Tensor Programs IV)
+#
+# Yang & Hu write every such parameterization as $W^l = m^{-a_l} w^l$ with trainable $w^l \sim \mathcal N(0,
+# m^{-2b_l})$, trained by SGD with learning rate $\eta\, m^{-c}$. Then $\operatorname{Var} W^l \propto m^{-2(a_l + b_l)}$
+# and, since $\partial\ell/\partial w = m^{-a}\,\partial\ell/\partial W$ and $\Delta W = m^{-a}\Delta w$,
+# $\eta_l \propto m^{-(2a_l + c)}$. Their choices for the table's rows:
+#
+# | | $a$: input, hidden, output | $b$: input, hidden, output | $c$ |
+# |---|---|---|---|
+# | **standard** | $0,\ 0,\ 0$ | $0,\ \tfrac12,\ \tfrac12$ | $0$ (fixed $\eta$) or $1$ ($\eta \propto 1/m$) |
+# | **NTK** | $0,\ \tfrac12,\ \tfrac12$ | $0,\ 0,\ 0$ | $0$ |
+# | **μP** | $-\tfrac12,\ 0,\ \tfrac12$ | $\tfrac12,\ \tfrac12,\ \tfrac12$ | $0$ |
+#
+# With $L$ hidden layers ($W^1$ the input layer, $W^{L+1}$ the output layer), define
+#
+# $$r = \min\big(a_{L+1} + b_{L+1},\; 2a_{L+1} + c\big) + c - 1 + \min_{l = 1, \dots, L}\big(2a_l + \mathbb 1[l = 1]\big).$$
+#
+# For a stable parameterization it is the one-step argument in exponents: the last hidden layer's features move
+# like $m^{-r}$. (The first minimum is the size of the output
+# weights during training: at initialization, $m^{-(a+b)}$, or after their own updates, $m^{-(2a+c)}$, whichever is
+# larger; the indicator is the input layer's missing factor $m$.) The theorem's conditions:
+#
+# 1. **Stable at initialization** (features $\Theta(1)$, output $O(1)$): $a_1 + b_1 = 0$; $a_l + b_l = \tfrac12$ for
+#    the hidden layers; $a_{L+1} + b_{L+1} \ge \tfrac12$.
+# 2. **Stable in training** (nothing blows up as $m \to \infty$): $r \ge 0$, and both terms of $\Delta f$ stay
+#    $O(1)$: $2a_{L+1} + c \ge 1$ (that is $\eta_{L+1} m = O(1)$) and $a_{L+1} + b_{L+1} + r \ge 1$ (that is
+#    $m\,s\,\Delta x^L = O(1)$).
+# 3. **Non-trivial** (the output does learn): $2a_{L+1} + c = 1$ or $a_{L+1} + b_{L+1} + r = 1$.
+#
+# **The dynamical dichotomy** (their main classification theorem, for SGD): a stable, non-trivial
+# abc-parameterization either has $r = 0$ and **learns features** ($\Delta x^L = \Theta(1)$), or has $r > 0$ and is in
+# the **kernel regime** (the features freeze and the function evolves by kernel gradient descent with a fixed
+# kernel); never both, and no third case. Their theorems assume a smooth activation (such as tanh or a smoothed
+# GELU; the paper states the exact conditions), so ReLU, used in this lesson's experiments, is not covered: there
+# the agreement measured below is an observation, and the lesson's check cells repeat it with tanh.
+#
+# Shifting $a_l \to a_l + \theta$, $b_l \to b_l - \theta$ (the same $\theta$ in every layer), $c \to c - 2\theta$ changes
+# neither the effective weights nor their learning rates: many triples describe one row of the width table.
+
+# %%
+for row, (a, b, c) in course.ABC.items():
+    verdict = course.classify(a, b, c)                      # two hidden layers: one m x m matrix
+    print(nh._("{row}: r = {r}, stable: {stable}, non-trivial: {nontrivial} → {regime}").format(
+        row=course.row_name(row), r=verdict.r, stable=verdict.stable, nontrivial=verdict.nontrivial,
+        regime=course.regime_name(verdict.regime)))
+
+# %% tags=["check"]
+verdicts = {row: course.classify(*abc) for row, abc in course.ABC.items()}
+nh.check_close("r of standard (fixed η), standard (η ∝ 1/m), NTK, μP (−1, ½, ½, 0)",
+               [float(v.r) for v in verdicts.values()], [-1, 0.5, 0.5, 0], atol=1e-12)
+nh.check_that("regimes: unstable, kernel, kernel, feature learning",
+              [v.regime for v in verdicts.values()] == ["unstable", "kernel regime", "kernel regime",
+                                                        "feature learning"],
+              measured=str([v.regime for v in verdicts.values()]), expected="as the table says")
+for row, (a, b, c) in course.ABC.items():                  # the formula's r is the one-step Δh^l exponent
+    if verdicts[row].stable:
+        nh.check_close("stable rows: −r = the one-step exponent of Δh^l",
+                       -float(verdicts[row].r),
+                       float(course.one_step_exponents(course.width_exponents(a, b, c))[1]), atol=1e-12)
+theta = 0.5                                                # the symmetry: same widths exponents, same verdict
+a, b, c = course.ABC["μP"]
+shifted = ([x + theta for x in a], [x - theta for x in b], c - 2 * theta)
+nh.check_that("the shift θ = ½ leaves μP's width exponents and verdict unchanged",
+              course.width_exponents(*shifted) == course.width_exponents(a, b, c)
+              and course.classify(*shifted) == verdicts["μP"], measured=str(course.classify(*shifted).regime),
+              expected="feature learning")
+
+# %% [markdown]
+# ## Measured: one SGD step
+#
+# Two hidden layers (input, one $m \times m$ hidden layer, output), ReLU, 16 inputs, **one** SGD step, at widths
+# 128, 512 and 2048: the relative RMS change of $h^1$ and of $h^2$, and the RMS change of $f$, for the four rows
+# of the table, without and with biases ($\sigma_b = 0.5$). So that every width sees the same loss derivative, we
+# train on $y + f_0(x)$: the first residual is then exactly $-y$, whatever the random initial function $f_0$.
+
+# %%
+step_widths = [128, 512, 2048]
+one_step = {(setting, sigma_b): np.array([course.one_step_changes(setting, m, sigma_b=sigma_b)
+                                          for m in step_widths])
+            for setting in course.SETTINGS for sigma_b in (0.0, 0.5)}
+exponents = {key: [nh.loglog_slope(step_widths, changes[:, j]) for j in range(3)]
+             for key, changes in one_step.items()}
+predicted = {setting: [float(e) for e in course.one_step_exponents(course.width_exponents(*course.ABC[row]))]
+             for setting, row in course.ROW.items()}
+print(nh._("slopes in m after one step, σ_b = 0 | σ_b = 0.5   (Δh¹, Δh², Δf; the table's value in brackets)"))
+for setting in course.SETTINGS:
+    measured = [" ".join(f"{e:+.2f}" for e in exponents[setting, sigma_b]) for sigma_b in (0.0, 0.5)]
+    table = " ".join(f"{p:+.1f}" for p in predicted[setting])
+    print(f"{course.setting_name(setting)}:  {measured[0]} | {measured[1]}   ({table})")
+
+# %%
+course.draw_one_step(step_widths, {setting: one_step[setting, 0.0] for setting in course.SETTINGS})
+plt.show()
+
+# %% tags=["check"]
+# slopes from three widths, exact up to corrections in 1/√m: 0.1 is the room the table's exponents leave them
+nh.check_close("no bias: the measured one-step exponents (Δh¹, Δh², Δf) of all four settings",
+               np.array([exponents[s, 0.0] for s in course.SETTINGS]),
+               np.array([predicted[s] for s in course.SETTINGS]), atol=0.1)
+nh.check_close("σ_b = 0.5: the measured one-step exponents of all four settings",
+               np.array([exponents[s, 0.5] for s in course.SETTINGS]),
+               np.array([predicted[s] for s in course.SETTINGS]), atol=0.1)
+smooth = {s: [nh.loglog_slope(step_widths, np.array([course.one_step_changes(s, m, activation="tanh")
+                                                     for m in step_widths])[:, j]) for j in range(3)]
+          for s in ("NTK, η = 0.5", "μP, η = 0.02")}
+nh.check_close("tanh (a smooth activation): NTK and μP one-step exponents",
+               np.array(list(smooth.values())), np.array([predicted[s] for s in smooth]), atol=0.1)
+
+# %% [markdown]
+# Under the NTK parameterization one step moves every feature by $m^{-1/2}$ of its size: at infinite width the
+# features, and the kernel built from them, never move. That is **lazy** training. Under μP they move by an amount
+# that does not depend on $m$ (its size is set by $\eta$). The standard parameterization's hidden layer moves *more*
+# as the network gets wider, and its output even more ($m^{1}$). Biases change none of the exponents.
+
+# %% [markdown]
+# ## Measured: lazy training vs feature learning over many steps
+#
+# One hidden layer, 16 training points, 50 steps of gradient descent, widths 256, 1024 and 4096, 3 seeds, NTK
+# ($\eta = 0.5$) and μP ($\eta = 0.02$). We record the relative change of the learning-rate-weighted NTK
+# $\sum_l \eta_l \langle \partial f/\partial W^l, \partial f'/\partial W^l\rangle$ (the kernel that drives
+# $\mathrm d f/\mathrm dt$), of the hidden features $h$ themselves, of the feature kernel $\Phi\Phi^\top/m$, of all
+# the weights $\lVert w_T - w_0\rVert / \lVert w_0\rVert$, and how far the outputs moved.
+
+# %%
+widths = [256, 1024, 4096]
+learning_rate = {"ntk": 0.5, "mup": 0.02}
+results = {}
+for p, lr in learning_rate.items():
+    runs = [[course.movement(p, m, lr=lr, seed=seed) for seed in range(3)] for m in widths]
+    results[p] = [course.Movement(*np.mean([[getattr(run, f) for f in course.Movement.__dataclass_fields__]
+                                            for run in at_width], axis=0)) for at_width in runs]
+for p, rows in results.items():
+    print(nh._("{parameterization}: output change {outputs} (relative to |y|) at widths {widths}").format(
+        parameterization=p, outputs=", ".join(f"{row.outputs:.2f}" for row in rows), widths=widths))
+
+# %%
+slopes = course.draw_movement(widths, results)
+plt.show()
+
+# %% tags=["check"]
+nh.check_close("NTK param., features h: slope −½", slopes["ntk", "features"], -0.5, atol=0.1)
+nh.check_close("NTK param., weights: slope −½", slopes["ntk", "weights"], -0.5, atol=0.1)
+nh.check_close("NTK param., feature kernel: slope −1", slopes["ntk", "feature_kernel"], -1.0, atol=0.15)
+nh.check_between("NTK param., NTK: slope between −1 and the bound −½", slopes["ntk", "ntk"], -1.0, -0.5)
+nh.check_close("μP: slopes of the NTK, features, feature kernel, weights (0)",
+               [slopes["mup", what] for what in course.QUANTITIES], [0.0] * 4, atol=0.05)
+nh.check_between("NTK param.: outputs move by O(1) (smallest change / |y|)",
+                 min(row.outputs for row in results["ntk"]), 1.5, 2.5)
+nh.check_between("μP: the feature kernel moves by Θ(1) (smallest relative change)",
+                 min(row.feature_kernel for row in results["mup"]), 0.25, 0.4)
+
+# %% [markdown]
+# **Lazy** therefore means: the network fits the data (its outputs travel from the random $f_0$ to $y$, a change of
+# about $2|y|$ at every width) while its kernel and features stay (almost) where they started. Every weight moves,
+# by relatively $m^{-1/2}$ (the entries of an $m \times m$ hidden layer would move by $m^{-1}$), and the features with
+# them ($m^{-1/2}$, as after one step). The feature *kernel* moves
+# even less ($m^{-1}$): the units' changes have random signs and cancel in the average $\Phi\Phi^\top/m$. The NTK
+# falls between the two; Lee et al. (2019) prove a change of at most order $m^{-1/2}$, and here it falls faster than
+# that bound. Under μP the kernel, the features and the weights move by the same $\Theta(1)$ amount at every width.
+#
+# Two more consequences of the table: μP's output at initialization shrinks like $m^{-1/2}$ (output variance
+# $m^{-2}$ summed over $m$ units), and the standard parameterization at a fixed learning rate takes steps that grow
+# with the width.
+
+# %%
+x_train, y_train = course.training_data()
+with torch.no_grad():
+    rms_f0 = [float(torch.stack([course.network("mup", m, seed=s)(x_train) for s in range(20)])
+                    .pow(2).mean().sqrt()) for m in widths]
+loss_after_one_step = [float(nh.train(course.network("standard", m), x_train, y_train, lr=1.0, steps=1,
+                                      track_kernels=False).loss[-1]) for m in widths]
+print(nh._("μP output at init (RMS): {values}, slope {slope:.2f}").format(
+    values=", ".join(f"{v:.3g}" for v in rms_f0), slope=nh.loglog_slope(widths, rms_f0)))
+print(nh._("standard parameterization, loss after one step at η = 1: {values}").format(
+    values=", ".join(f"{v:.3g}" for v in loss_after_one_step)))
+
+# %% tags=["check"]
+nh.check_close("μP output at init: slope −½", nh.loglog_slope(widths, rms_f0), -0.5, atol=0.15)
+nh.check_that("standard, η = 1: the loss after one step grows with m",
+              loss_after_one_step[0] < loss_after_one_step[1] < loss_after_one_step[2],
+              measured=str(np.round(loss_after_one_step, 3)), expected="increasing")
+
+# %% [markdown]
+# ## What the kernel limit is
+#
+# In the kernel regime the trained network follows its linearization around initialization. The squared-loss
+# statement is Lee et al. (2019, Thm 2.1): if the limiting NTK on the $n$ training inputs is **positive definite**
+# ($\lambda_\min > 0$) and the learning rate is below $\eta_\text{critical} = 2/(\lambda_\min + \lambda_\max)$ (for the
+# loss $\tfrac12\sum_i (f(x_i) - y_i)^2$; with this package's mean loss $\tfrac1{2n}\sum_i$ the condition reads
+# $\eta < 2n/(\lambda_\min + \lambda_\max)$), then full-batch gradient descent stays within $O(m^{-1/2})$ of the
+# linearized network uniformly over **all** training time. Their proof assumes an activation with a Lipschitz
+# derivative, so for the ReLU network below the agreement is again an observation. For other losses it holds over a finite training time
+# (Jacot et al. 2018). The linearized network is kernel **gradient descent** started from the random initial function
+# $f_0$; trained to convergence it gives
+#
+# $$f_\infty(x) = f_0(x) + \Theta(x, X)\,\Theta(X, X)^{-1}\big(y - f_0(X)\big),$$
+#
+# **ridgeless** kernel regression plus an offset from $f_0$. Experiment: train a width-4096 NTK-parameterized
+# network to convergence and compare its predictions on 8 new inputs with this formula (empirical NTK at
+# initialization), and with ridgeless regression that forgets $f_0$.
+
+# %%
+x_new = nh.sphere(8, d=8, seed=5)
+model = course.network("ntk", 4096)
+with torch.no_grad():
+    f0_train, f0_new = model(x_train)[:, 0], model(x_new)[:, 0]
+theta = nh.empirical_ntk(model, torch.cat([x_train, x_new]))
+eigenvalues = torch.linalg.eigvalsh(theta[:16, :16])
+lee_number = 1.0 * float(eigenvalues[0] + eigenvalues[-1]) / len(x_train)     # η (λ_min + λ_max) / n, η = 1
+record = nh.train(model, x_train, y_train, lr=1.0, steps=600, x_eval=x_new, record_every=600,
+                  track_kernels=False)
+with_offset = f0_new + nh.kernel_regression(theta[:16, :16], theta[16:, :16], y_train - f0_train)
+without_offset = nh.kernel_regression(theta[:16, :16], theta[16:, :16], y_train)
+gap = float((record.outputs[-1] - with_offset).abs().max())
+gap_without = float((record.outputs[-1] - without_offset).abs().max())
+print(nh._("λ_min = {low:.3f}, λ_max = {high:.2f}: η(λ_min + λ_max)/n = {number:.2f} < 2").format(
+    low=float(eigenvalues[0]), high=float(eigenvalues[-1]), number=lee_number))
+print(nh._("training loss after 600 steps: {loss:.1e}").format(loss=float(record.loss[-1])))
+print(nh._("max |network - (f0 + ridgeless regression on y - f0)| = {gap:.3f};  "
+           "max |network - ridgeless regression on y| = {gap_without:.2f}").format(
+    gap=gap, gap_without=gap_without))
+
+# %% tags=["check"]
+nh.check_between("Lee et al.'s conditions hold: λ_min of the empirical NTK", float(eigenvalues[0]), 1e-3,
+                 np.inf)
+nh.check_between("Lee et al.'s conditions hold: η(λ_min + λ_max)/n", lee_number, 0, 2)
+# the network stays O(m^-1/2) from its linearization: at m = 4096 a few hundredths on outputs of size 1
+nh.check_between("width 4096: max |network − (f₀ + ridgeless regression)| on 8 new inputs", gap, 0, 0.05)
+nh.check_between("… and forgetting f₀ is off by far more (ratio)", gap_without / gap, 5, np.inf)
+nh.check_close("the numbers quoted for readers of chapter 4: the two gaps (0.022, 1.28)", [gap, gap_without],
+               [0.022, 1.28], atol=0.005)
+
+# %% [markdown]
+# ## Explore: four settings, four widths
+#
+# Train one network (one hidden layer, 50 steps) and compare its feature kernel's entries before and after (left)
+# and its loss (right). The four settings are the rows of the table. The printed line gives $\eta\,\lambda_\max/n$,
+# the stability number of gradient descent: $\lambda_\max$ is the largest eigenvalue of the learning-rate-weighted
+# NTK at initialization, and the linearized network diverges when the number exceeds 2. Look at the table before
+# you move anything, and predict what each setting will do as the width grows.
+
+# %% tags=["nbval-ignore-output"]
+nh.widgets.live_figure(course.draw_training,
+                       setting=nh.widgets.dropdown("setting", "NTK, η = 0.5", options=list(course.SETTINGS)),
+                       width=nh.widgets.width_slider(1024, options=(64, 256, 1024, 4096)))
+
+# %% [markdown]
+# **Predict, then check.**
+#
+# 1. At width 1024 the NTK setting's points lie on the diagonal. Switch to μP at the same width: where will they lie,
+#    and will moving the width to 4096 bring them back to the diagonal?
+#
+# <details><summary>Answer</summary>
+#
+# Off the diagonal, and they stay off it: μP's feature kernel changes by 0.33 at width 1024 and by 0.32 at 4096
+# (0.23 at width 64), while the NTK setting's falls from 0.044 at width 64 to 0.0025 at 1024 and 0.0005 at 4096.
+# Feature learning does not fade with the width; laziness grows with it.
+#
+# </details>
+#
+# 2. Standard parameterization with the fixed $\eta = 0.005$: at which of the four widths does gradient descent
+#    diverge? Predict from the table, then read $\eta\lambda_\max/n$.
+#
+# <details><summary>Answer</summary>
+#
+# From width 1024 on. $\lambda_\max$ grows like $m$ under the standard parameterization (its learning rates are
+# $m$ times the NTK parameterization's), so the stability number is 0.33, 1.10, 3.99 and 15.9 at widths 64, 256,
+# 1024 and 4096: above 2 from 1024 on, where the loss overflows (at step 13 and at step 8).
+#
+# </details>
+#
+# 3. Now "standard, η = 1/m": does its stability number depend on the width, and does it learn features?
+#
+# <details><summary>Answer</summary>
+#
+# It levels off: 1.03, 0.86, 0.78 and 0.78 from width 64 to 4096, so it never diverges. Its feature kernel moves
+# less and less (from 0.012 at width 64 to $3\cdot 10^{-6}$ at 4096): it is in the kernel regime, like the NTK
+# parameterization, with another kernel (its input layer learns too slowly to count; appendix).
+#
+# </details>
+
+# %% [markdown]
+# ## Check your understanding
+#
+# 1. A parameterization has the NTK row's variances and learning rates $\eta = (m, 1, 1/m)$ for the input, hidden
+#    and output layers. Compute $\Delta h^1$, $\Delta h^l$ and $\Delta f$ after one step. Is it stable?
+#
+# <details><summary>Answer</summary>
+#
+# $s = m^{-1/2}$: $\Delta h^1 \sim \eta_1 s = m^{1/2}$, $\Delta h^l \sim \eta_l s m = m^{1/2}$, and $\Delta f \sim
+# \eta_{L+1} m + m s \Delta x^L = 1 + m^{1/2}\cdot m^{1/2} = m$. The features of the input and the hidden layers blow
+# up, and the output with them: unstable. μP's larger learning rates need its smaller output weights ($s = 1/m$).
+#
+# </details>
+#
+# 2. Why does the standard parameterization's tangent kernel, weighted by its learning rates, grow like $m$?
+#
+# <details><summary>Answer</summary>
+#
+# It has the NTK parameterization's forward pass but learning rates $m$ times larger for the hidden and output
+# weights (table: $m^0$ instead of $m^{-1}$). The weighted kernel $\sum_l \eta_l \langle\partial f/\partial W^l,
+# \partial f'/\partial W^l\rangle$ is linear in the $\eta_l$, so its hidden and output terms are $m$ times those of
+# the NTK parameterization, which have a finite limit. Hence $\lambda_\max \propto m$ and a fixed $\eta$ fails beyond some width.
+#
+# </details>
+#
+# 3. Use the formula for $r$ to check μP: why is $r = 0$, and which condition makes it non-trivial?
+#
+# <details><summary>Answer</summary>
+#
+# $a = (-\tfrac12, 0, \tfrac12)$, $b = \tfrac12$, $c = 0$: $\min(a_{L+1} + b_{L+1}, 2a_{L+1} + c) = \min(1, 1) = 1$,
+# $c - 1 = -1$, and $\min_l(2a_l + \mathbb 1[l = 1]) = \min(-1 + 1, 0) = 0$, so $r = 0$. Both non-triviality
+# conditions hold with equality: $2a_{L+1} + c = 1$ and $a_{L+1} + b_{L+1} + r = 1$: the output moves through its own
+# weights and through the features.
+#
+# </details>
+#
+# 4. Under the NTK parameterization the outputs move by about $2|y|$ at every width. Why is that not "feature
+#    learning"?
+#
+# <details><summary>Answer</summary>
+#
+# Because feature learning is about the hidden features, not the output. The output moves by $\Theta(1)$ in every
+# non-trivial parameterization (condition 3): that is what fitting the data means. In the kernel regime the
+# $\Theta(1)$ change of $f$ is the sum of $m$ feature changes of size $m^{-1/2}$ read by output weights of size
+# $m^{-1/2}$, plus the output weights' own change; each feature moves by $m^{-1/2}$ only.
+#
+# </details>
+#
+# 5. A single feature moves by $m^{-1/2}$ under the NTK parameterization, but the feature kernel by $m^{-1}$. Why
+#    not by $m^{-1/2}$ as well?
+#
+# <details><summary>Answer</summary>
+#
+# The feature kernel is an average over the $m$ units, $\frac1m\sum_i \phi(h_i(x))\phi(h_i(x'))$. Its change is, to
+# first order, the average of $m$ terms of size $m^{-1/2}$ whose signs vary from unit to unit; such an average is of
+# order $m^{-1/2}\cdot m^{-1/2} = m^{-1}$ (measured: slope −1.08).
+#
+# </details>
+
+# %% tags=["check"]
+nh.check_that("question 1: η = (m, 1, 1/m) with the NTK variances is unstable",
+              course.one_step_exponents(course.WidthExponents((0, -1, -1), (1, 0, -1))) == (0.5, 0.5, 1),
+              measured=str(course.one_step_exponents(course.WidthExponents((0, -1, -1), (1, 0, -1)))),
+              expected="(1/2, 1/2, 1)")
+nh.check_close("question 5: the measured feature-kernel slope (−1.08)", slopes["ntk", "feature_kernel"],
+               -1.08, atol=0.005)
+nh.check_close("Explore, μP: feature-kernel change at widths 64, 1024, 4096 (0.23, 0.33, 0.32)",
+               [course.trained("μP, η = 0.02", m)[0].feature_change for m in (64, 1024, 4096)],
+               [0.23, 0.33, 0.32], atol=0.005)
+fixed = np.array([course.stability_number("standard, fixed η = 0.005", m) for m in (64, 256, 1024, 4096)])
+nh.check_close("Explore, standard fixed η: η·λ_max/n at widths 64 … 4096 / (0.33, 1.10, 3.99, 15.9)",
+               fixed / [0.33, 1.10, 3.99, 15.9], np.ones(4), rtol=0.01)
+nh.check_close("Explore, standard η = 1/m: η·λ_max/n at widths 64 … 4096 (1.03, 0.86, 0.78, 0.78)",
+               [course.stability_number("standard, η = 1/m", m) for m in (64, 256, 1024, 4096)],
+               [1.03, 0.86, 0.78, 0.78], atol=0.01)
+
+# %% [markdown]
+# ## Summary
+#
+# - A parameterization is a list of powers of $m$: each layer's weight variance and learning rate (biases too). The
+#   variances are fixed by stability at initialization ($m^0$ for the input layer, $m^{-1}$ for the hidden ones; the
+#   initialization names LeCun, He, Xavier differ in constants).
+# - One SGD step moves a feature by (learning rate) × (gradient per unit) × (number of aligned terms). Asking every
+#   layer and the output to move by $\Theta(1)$ gives μP: output variance $m^{-2}$, learning rates $m^{1}, m^{0},
+#   m^{-1}$ for the input, hidden and output layers, $m^1$ for hidden biases.
+# - Yang & Hu's exponent $r$ and their stability and non-triviality conditions decide: a stable, non-trivial
+#   parameterization learns features ($r = 0$, μP) or is in the kernel regime ($r > 0$, NTK, standard with
+#   $\eta \propto 1/m$), never both (proved for smooth activations).
+# - Lazy (NTK parameterization): weights and features move like $m^{-1/2}$, the feature kernel like $m^{-1}$, the NTK
+#   in between, while the output fits the data. μP: all of them move by $\Theta(1)$ at every width.
+# - The kernel limit is kernel gradient descent from $f_0$: ridgeless regression on $y - f_0$ at convergence, for the
+#   squared loss when $\lambda_\min > 0$ and $\eta$ is below $2n/(\lambda_\min + \lambda_\max)$ (mean loss).
+#
+# **Exercise:** 4.5 (how μP breaks the kernel limit).
+#
+# **Previous:** [05a · Normalization](05a_normalization.ipynb) · **Next:** [06 · Activations](06_activations.ipynb)
+
+# %% [markdown]
+# ## For readers of chapter 4
+#
+# <details><summary>§4.4.2 and the overview: the initialization names (errata B5, B23, B25)</summary>
+#
+# **The text says** (overview): weights drawn from $\mathcal N(0, 1/m)$ are "Xavier" initialization, Xavier means
+# variance $1/n_\text{in}$, and the NTK initialization has variance $1/(n_\text{in}\, m)$.
+#
+# **What is true:** LeCun is $1/\text{fan-in}$, He $2/\text{fan-in}$, Xavier $2/(\text{fan-in} + \text{fan-out})$;
+# the first layer's fan-in is $d$, not $m$. The NTK parameterization has the effective variance
+# $\sigma_w^2/\text{fan-in}$ at initialization, LeCun's or He's; only the learning rates differ. A variance
+# $1/(n_\text{in}\,m)$ would shrink layer $l$'s pre-activations like $m^{-l/2}$ (measured above: slopes −0.5, −1.0,
+# −1.5). [errata B5](../ERRATA.md#b5), [B23](../ERRATA.md#b23), [B25](../ERRATA.md#b25)
+#
+# </details>
+#
+# <details><summary>Overview §7.2: "μP scales each layer by 1/√m", MuPLinear, and O(t/√m) (errata B33, B34, B11)</summary>
+#
+# **The text says:** μP means "scale each layer's output by $1/\sqrt m$", and its `MuPLinear` code implements μP; in
+# the lazy regime "the output changes by $O(t/\sqrt m)$".
+#
+# **What is true:** "scale by $1/\sqrt m$" *is* the NTK parameterization. μP needs the output variance $m^{-2}$ and
+# per-layer learning rates (the table), which a bare $1/\sqrt m$ initialization (all `MuPLinear` does) does not
+# have. In the lazy regime the output moves by $O(1)$ (it fits the data): what vanishes with width is the change of
+# the kernel and of the features. [errata B33](../ERRATA.md#b33), [B34](../ERRATA.md#b34), [B11](../ERRATA.md#b11)
+#
+# </details>
+#
+# <details><summary>§4.4.2: "f moves far from its initial value, that is, the features learn" (errata A20)</summary>
+#
+# **The text says:** under μP the output $f(x)$ moves far from its initial value, "that is, the features learn".
+#
+# **What is true:** under the NTK parameterization $f$ moves by $O(1)$ as well (about $2|y|$ at every width, above);
+# moving outputs are not the criterion. What sets μP apart is that the hidden features, and with them the kernel,
+# change by $\Theta(1)$ as $m \to \infty$, while under the NTK parameterization both changes vanish.
+# [errata A20](../ERRATA.md#a20)
+#
+# </details>
+#
+# <details><summary>§4.4.2: "training equals kernel ridge regression" (errata A19)</summary>
+#
+# **The text says:** the NTK parameterization keeps training linearized throughout, so training the network *is*
+# kernel ridge regression.
+#
+# **What is true:** the linearization becomes exact only as $m \to \infty$, under conditions (for all training time:
+# squared loss, $\lambda_\min > 0$, $\eta < 2n/(\lambda_\min + \lambda_\max)$ with the mean loss; Lee et al. 2019). It
+# gives kernel gradient descent from $f_0$, **ridgeless** at convergence, with the $f_0$ offset (above: 0.022 from
+# the formula, against 1.28 without the offset). A ridge appears only with an explicit penalty towards the initial
+# weights; stopping early acts like one (lesson 07). [errata A19](../ERRATA.md#a19)
+#
+# </details>
+#
+# <details><summary>§4.4.2 and the summary: the empty parameterization table (errata A28)</summary>
+#
+# **The text says:** the comparison of the parameterizations is left as an empty table.
+#
+# **What is true:** this lesson's width table fills it, with the conditions that decide each row and the one-step
+# exponents measured within 0.1. [errata A28](../ERRATA.md#a28)
+#
+# </details>
+
+# %% [markdown]
+# ## Appendix: how the package writes the parameterizations
+#
+# The parameterization is part of the architecture description: `nh.mlp(depth, activation,
+# parameterization="ntk" | "standard" | "mup")` (or `nh.dense(..., parameterization=...)` layer by layer). The package
+# writes every one in the form of Yang et al. (2022, Tensor Programs V, Table 3): every trainable weight $w_l$ is
+# $\mathcal N(0,1)$, layer $l$ computes $\sigma_w\,\text{mult}_l\cdot h\,w_l^\top$ and learns with rate
+# $\eta\cdot\text{lr}_l$, so $\operatorname{Var} W^l = \sigma_w^2\,\text{mult}_l^2$ and
+# $\eta_l = \eta\cdot\text{lr}_l\cdot\sigma_w^2\,\text{mult}_l^2$ (width $m$, input dimension $d$):
+#
+# | | input layer | hidden layers | output layer | biases |
+# |---|---|---|---|---|
+# | **NTK** | mult $1/\sqrt d$, lr 1 | mult $1/\sqrt m$, lr 1 | mult $1/\sqrt m$, lr 1 | lr 1 |
+# | **standard** (PyTorch-like) | mult $1/\sqrt d$, lr $d$ | mult $1/\sqrt m$, lr $m$ | mult $1/\sqrt m$, lr $m$ | lr 1 |
+# | **μP** | mult $1/\sqrt d$, lr $md$ | mult $1/\sqrt m$, lr $m$ | mult $\mathbf{1/m}$, lr $m$ | lr fan-out ($m$; output 1) |
+#
+# `nh.lr_multipliers(model)` lists the $\text{lr}_l$ of a built network, and `nh.train` uses them. Each description
+# also has the kernel its parameterization defines. "ntk": the NTK of lessons 01–04. "standard": the same forward
+# pass, so the same NNGP; with $\eta \propto 1/m$ its weighted tangent kernel tends to the NTK without the terms of
+# the input layer ($d/m \to 0$) and of the biases ($1/m \to 0$): for one hidden ReLU layer half the NTK
+# parameterization's value. "mup": μP has an infinite-width limit too (Yang & Hu compute it with tensor programs),
+# and its weighted tangent kernel at initialization converges, but that kernel moves by $\Theta(1)$ during training,
+# so no fixed kernel describes training; `kernel()` raises `nh.NoClosedForm`.
+
+# %%
+x_demo = nh.sphere(4, d=8, seed=0)                       # |x|² = d, so Σ⁽¹⁾(x, x) = σ_w² = 2
+self_ntk = {}
+for parameterization in nh.PARAMETERIZATIONS:
+    arch = nh.mlp(1, "relu", parameterization=parameterization)
+    factors = ", ".join(f"{v:g}" for v in nh.lr_multipliers(arch.network(8, width=256, seed=0)).values())
+    try:
+        self_ntk[parameterization] = float(arch.kernel(x_demo).ntk[0, 0])
+        kernel = f"Θ(x, x) = {self_ntk[parameterization]:.4f}"
+    except nh.NoClosedForm:
+        kernel = nh._("no closed-form kernel: nh.NoClosedForm")
+    print(nh._("{parameterization} at m = 256: lr = {factors}; {kernel}").format(
+        parameterization=parameterization, factors=factors, kernel=kernel))
+
+# %% tags=["check"]
+nh.check_close("one ReLU layer: standard Θ = NTK Θ / 2", self_ntk["standard"], self_ntk["ntk"] / 2,
+               rtol=1e-12)
+mup = nh.mlp(1, "relu", parameterization="mup").network(8, width=256, seed=0)
+nh.check_close("μP's package form has the table's exponents: Var W and η_l at m = 256 (input, output)",
+               [mup[0].weight_scale ** 2, mup[2].weight_scale ** 2 * mup[2].lr_multiplier,
+                mup[0].weight_scale ** 2 * mup[0].lr_multiplier],
+               [2 / 8, 2 / 256, 2 * 256], rtol=1e-12)

@@ -1,0 +1,480 @@
+"""Lesson 05b's machinery: the NTK, standard and muP parameterizations (book section 4.4.2).
+
+Every parameterization is read as powers of the width m (Yang & Hu 2021, Tensor Programs IV): the variance of
+each layer's effective weights and its effective learning rate. One SGD step from initialization then moves
+
+    dh^1 ~ eta_1 s,    dh^l ~ eta_l s m  (hidden layers),    df ~ eta_{L+1} m + m s dx^L,
+
+with s^2 = m^(output variance exponent) the output weights' variance. In the abc form (W = m^-a w, w ~ N(0, m^-2b),
+learning rate eta m^-c), Yang & Hu's exponent
+
+    r = min(a_{L+1} + b_{L+1}, 2 a_{L+1} + c) + c - 1 + min_{l = 1..L} (2 a_l + [l = 1])
+
+and the stability and nontriviality conditions decide between the kernel regime (r > 0) and feature learning
+(r = 0) for a stable, nontrivial parameterization (their theorems assume a smooth activation).
+
+- :data:`ABC`, :func:`width_exponents`, :func:`classify`, :func:`one_step_exponents`: the exponents and the
+  conditions, as formulas;
+- :data:`SETTINGS`, :func:`learning_rate`, :func:`training_data`, :func:`network`: the lesson's four settings,
+  its 16 training points and its ReLU networks;
+- :func:`one_step_changes`, :func:`movement`: what one SGD step and 50 steps move, measured;
+- :func:`idea_diagram`, :func:`draw_one_step`, :func:`draw_movement`: the figures, coloured by parameterization;
+- :func:`stability_number`, :func:`describe_training`, :func:`draw_training`: the explorer.
+
+Printed text and new labels go through :func:`~ntk_helpers.course.messages.gettext`; numbers are filled in after.
+"""
+
+from __future__ import annotations
+
+import math
+import textwrap
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+
+import numpy as np
+import torch
+
+from .._checks import check_choice, check_int, check_nonnegative
+from ..engine.architectures import mlp
+from ..finite.empirical import empirical_ntk
+from ..finite.parameterization import preactivations
+from ..engine.dense import lr_multipliers
+from ..finite.training import train
+from .data import sphere
+from .messages import gettext as _
+
+half = Fraction(1, 2)
+
+#: The abc exponents (a, b per layer: input, hidden, output; and c) of each parameterization, in Yang & Hu's form
+#: W^l = m^-a_l w^l, w^l ~ N(0, m^-2b_l), learning rate eta m^-c. Many triples describe one parameterization (the
+#: shift a -> a + theta, b -> b - theta, c -> c - 2 theta changes nothing); these are the paper's choices.
+ABC = {
+    "standard, fixed η": ((0, 0, 0), (0, half, half), 0),
+    "standard, η ∝ 1/m": ((0, 0, 0), (0, half, half), 1),
+    "NTK": ((0, half, half), (0, 0, 0), 0),
+    "μP": ((-half, 0, half), (half, half, half), 0),
+}
+
+#: The lesson's settings: label -> (parameterization, learning rate at width 1, does the rate scale like 1/m).
+SETTINGS = {
+    "NTK, η = 0.5": ("ntk", 0.5, False),
+    "μP, η = 0.02": ("mup", 0.02, False),
+    "standard, fixed η = 0.005": ("standard", 0.005, False),
+    "standard, η = 1/m": ("standard", 1.0, True),
+}
+#: The row of :data:`ABC` (and of the lesson's table) that each setting belongs to.
+ROW = {"NTK, η = 0.5": "NTK", "μP, η = 0.02": "μP", "standard, fixed η = 0.005": "standard, fixed η",
+       "standard, η = 1/m": "standard, η ∝ 1/m"}
+#: One colour per parameterization in every figure of the lesson (the two standard settings share one).
+COLOURS = {"ntk": "#0072B2", "mup": "#D55E00", "standard": "#009E73"}
+
+
+def setting_name(setting: str) -> str:
+    """The setting's label as printed (translated where it has words)."""
+    return {"standard, fixed η = 0.005": _("standard, fixed η = 0.005"),
+            "standard, η = 1/m": _("standard, η = 1/m")}.get(setting, setting)
+
+
+def row_name(row: str) -> str:
+    """A row of :data:`ABC` as printed (translated)."""
+    return {"standard, fixed η": _("standard, fixed η"), "standard, η ∝ 1/m": _("standard, η ∝ 1/m"),
+            "NTK": "NTK", "μP": "μP"}[row]
+
+
+def regime_name(regime: str) -> str:
+    """A :attr:`Classification.regime` as printed (translated)."""
+    return {"unstable": _("unstable"), "trivial": _("trivial"), "kernel regime": _("kernel regime"),
+            "feature learning": _("feature learning")}[regime]
+
+
+def _setting(setting: str) -> tuple[str, float, bool]:
+    return SETTINGS[check_choice("setting", setting, tuple(SETTINGS))]
+
+
+def learning_rate(setting: str, width: int) -> float:
+    """The learning rate eta that ``nh.train`` receives for ``setting`` at ``width``."""
+    _, lr, per_width = _setting(setting)
+    return lr / check_int("width", width, minimum=1) if per_width else lr
+
+
+# ---------------------------------------------------------------- the exponents, as formulas
+
+@dataclass(frozen=True)
+class WidthExponents:
+    """Powers of m of one parameterization (each a Fraction), per layer (input, hidden, output).
+
+    Attributes:
+        variance: of the effective weights W^l = m^-a w^l: -2(a_l + b_l).
+        learning_rate: effective learning rate of W^l: -(2 a_l + c).
+    """
+
+    variance: tuple
+    learning_rate: tuple
+
+
+def width_exponents(a, b, c) -> WidthExponents:
+    """:class:`WidthExponents` of an abc-parameterization: Var W^l = m^-2a Var w = m^-2(a+b), and since
+    dL/dw = m^-a dL/dW and dW = m^-a dw, W^l learns with rate eta m^-c m^-2a."""
+    a, b, c = [Fraction(x) for x in a], [Fraction(x) for x in b], Fraction(c)
+    return WidthExponents(tuple(-2 * (x + y) for x, y in zip(a, b)), tuple(-(2 * x + c) for x in a))
+
+
+def one_step_exponents(exponents: WidthExponents) -> tuple:
+    """The powers of m of (dh^1, dh^l, df) after one SGD step from initialization, by the lesson's argument:
+    the backward vectors g^l have entries of size s (the output weights' size), dh^1 ~ eta_1 s (d terms),
+    a hidden dh^l ~ max(eta_l s m, dh^(l-1)) (m aligned terms, plus what the layer below passes on), and
+    df ~ max(eta_{L+1} m, m s dh^L)."""
+    lr_in, lr_hidden, lr_out = exponents.learning_rate
+    s = exponents.variance[2] / 2
+    dh1 = lr_in + s
+    dh = max(lr_hidden + s + 1, dh1)
+    df = max(lr_out + 1, 1 + s + dh)
+    return dh1, dh, df
+
+
+@dataclass(frozen=True)
+class Classification:
+    """What Yang & Hu's conditions say about an abc-parameterization (L hidden layers).
+
+    Attributes:
+        r: the exponent r (the last hidden layer's features move like m^-r in training).
+        stable_at_init: features Theta(1), output O(1) at initialization.
+        stable: stable at initialization and in training.
+        nontrivial: the output moves by Theta(1) in training.
+        regime: "unstable", "trivial", "kernel regime" or "feature learning".
+    """
+
+    r: Fraction
+    stable_at_init: bool
+    stable: bool
+    nontrivial: bool
+    regime: str
+
+
+def classify(a, b, c, hidden_layers: int = 2) -> Classification:
+    """:class:`Classification` of the abc-parameterization with exponents ``a`` and ``b`` for (input, hidden,
+    output) layers and ``c``, in a network with ``hidden_layers`` hidden layers (so hidden_layers - 1 hidden
+    m x m weight matrices share the middle exponents), by the conditions of Yang & Hu (2021, Tensor Programs IV):
+
+    - stable at initialization: a_1 + b_1 = 0, a_l + b_l = 1/2 for the hidden matrices, a_out + b_out >= 1/2;
+    - stable in training: also r >= 0, 2 a_out + c >= 1 and a_out + b_out + r >= 1;
+    - nontrivial: 2 a_out + c = 1 or a_out + b_out + r = 1;
+    - a stable nontrivial parameterization learns features if r = 0, is in the kernel regime if r > 0.
+    """
+    hidden_layers = check_int("hidden_layers", hidden_layers, minimum=1)
+    (a1, ah, ao), (b1, bh, bo), c = [Fraction(x) for x in a], [Fraction(x) for x in b], Fraction(c)
+    first = [2 * a1 + 1] + [2 * ah] * (hidden_layers - 1)
+    r = min(ao + bo, 2 * ao + c) + c - 1 + min(first)
+    at_init = a1 + b1 == 0 and (hidden_layers == 1 or ah + bh == half) and ao + bo >= half
+    stable = at_init and r >= 0 and 2 * ao + c >= 1 and ao + bo + r >= 1
+    nontrivial = 2 * ao + c == 1 or ao + bo + r == 1
+    regime = ("unstable" if not stable else "trivial" if not nontrivial
+              else "feature learning" if r == 0 else "kernel regime")
+    return Classification(r, at_init, stable, nontrivial, regime)
+
+
+def power(exponent) -> str:
+    """m^e written as the table writes it: m^{-1/2}, m^{0}, m^{1}."""
+    e = Fraction(exponent)
+    return f"m^{e.numerator}" if e.denominator == 1 else f"m^{e.numerator}/{e.denominator}"
+
+
+# ---------------------------------------------------------------- the networks and data of the lesson
+
+def training_data():
+    """The lesson's 16 training points on the sphere in dimension 8 (|x|^2 = 8) and targets sin(2 x_1)."""
+    x = sphere(16, d=8, seed=0)
+    return x, torch.sin(2 * x[:, 0])
+
+
+def network(parameterization: str, width: int, *, depth: int = 1, seed: int = 0, sigma_b: float = 0.0,
+            activation: str = "relu"):
+    """``nh.mlp(depth, activation, parameterization=..., sigma_b=...)`` built on inputs of dimension 8;
+    f(x) has shape (n, 1)."""
+    return mlp(depth, activation, parameterization=parameterization,
+               sigma_b=check_nonnegative("sigma_b", sigma_b)).network(8, width=width, seed=seed)
+
+
+def _rms(t: torch.Tensor) -> float:
+    return float(t.pow(2).mean().sqrt())
+
+
+def one_step_changes(setting: str, width: int, *, sigma_b: float = 0.0, activation: str = "relu") -> np.ndarray:
+    """``[relative RMS change of h^1, of h^2, RMS change of f]`` after one SGD step of a two-hidden-layer network
+    in ``setting`` at ``width`` (seed 0). It trains on y + f_0(x), so the first residual is exactly -y at every
+    width, whatever the random initial function f_0."""
+    parameterization = _setting(setting)[0]
+    x, y = training_data()
+    model = network(parameterization, width, depth=2, sigma_b=sigma_b, activation=activation)
+    with torch.no_grad():
+        h_before, f_before = preactivations(model, x), model(x)[:, 0]
+    train(model, x, y + f_before, lr=learning_rate(setting, width), steps=1, track_kernels=False)
+    with torch.no_grad():
+        h_after, f_after = preactivations(model, x), model(x)[:, 0]
+    return np.array([_rms(a - b) / _rms(b) for a, b in zip(h_after, h_before)] + [_rms(f_after - f_before)])
+
+
+@dataclass(frozen=True)
+class Movement:
+    """How far 50 steps of gradient descent moved a one-hidden-layer network (relative changes).
+
+    Attributes:
+        ntk: of the learning-rate-weighted NTK on the training inputs, ||K_T - K_0||_F / ||K_0||_F.
+        feature_kernel: of the hidden feature kernel Phi Phi^T / m.
+        features: of the hidden pre-activations h, RMS(h_T - h_0) / RMS(h_0).
+        weights: of all the weights, ||w_T - w_0|| / ||w_0||.
+        outputs: of the outputs on the training inputs, ||f_T - f_0|| / ||y||.
+    """
+
+    ntk: float
+    feature_kernel: float
+    features: float
+    weights: float
+    outputs: float
+
+
+def movement(parameterization: str, width: int, *, lr: float, seed: int = 0, steps: int = 50) -> Movement:
+    """:class:`Movement` of ``network(parameterization, width, seed=seed)`` trained for ``steps`` steps at ``lr``
+    on :func:`training_data`."""
+    x, y = training_data()
+    model = network(parameterization, width, seed=seed)
+    weights = list(model.parameters())
+    start = [w.detach().clone() for w in weights]
+    with torch.no_grad():
+        h0 = preactivations(model, x)[-1]
+    record = train(model, x, y, lr=lr, steps=steps)
+    with torch.no_grad():
+        h1 = preactivations(model, x)[-1]
+        change = math.sqrt(sum(float((w - w0).pow(2).sum()) for w, w0 in zip(weights, start))
+                           / sum(float(w0.pow(2).sum()) for w0 in start))
+    return Movement(ntk=record.ntk_change, feature_kernel=record.feature_change, features=_rms(h1 - h0) / _rms(h0),
+                    weights=change, outputs=float((record.outputs[-1] - record.outputs[0]).norm() / y.norm()))
+
+
+def preactivation_rms(width: int, *, extra_one_over_m: bool = False, depth: int = 3, d: int = 8) -> list[float]:
+    """RMS of the pre-activations z^(1) .. z^(depth) of a ReLU MLP over 64 inputs on the sphere (seed 1).
+
+    ``extra_one_over_m=False``: the package's network in the NTK parameterization, sigma_w = sqrt 2, i.e. He's
+    variance 2/fan-in (``nh.mlp(depth, "relu").network(d, width=width, seed=0)``). ``True``: weights of variance
+    2/(fan-in m), drawn here (seed 0): each layer then shrinks the pre-activations by a factor sqrt(m)."""
+    width, depth = check_int("width", width, minimum=1), check_int("depth", depth, minimum=1)
+    x = sphere(64, d, seed=1)
+    if not extra_one_over_m:
+        model = mlp(depth, "relu").network(d, width=width, seed=0)
+        with torch.no_grad():
+            return [_rms(z) for z in preactivations(model, x)]
+    generator, h, out = torch.Generator().manual_seed(0), x, []
+    for _layer in range(depth):
+        weights = torch.randn(width, h.shape[1], generator=generator, dtype=torch.float64)
+        z = h @ weights.T * math.sqrt(2 / (h.shape[1] * width))
+        out.append(_rms(z))
+        h = torch.relu(z)
+    return out
+
+
+def draw_initialization(widths, he: list, shrunk: list):
+    """Two panels: the pre-activation RMS per layer against the width with He's variance (left, the package's
+    NTK parameterization) and with variance 2/(fan-in m) (right); ``he[i][l]``, ``shrunk[i][l]`` at widths[i].
+    Returns ``{("he" | "shrunk", layer): slope}``."""
+    import matplotlib.pyplot as plt
+
+    from .plotting import PALETTE, width_ticks
+
+    fig, axes = plt.subplots(1, 2, figsize=(10.4, 3.8), sharey=True)
+    slopes = {}
+    panels = [(axes[0], "he", he, _("variance 2/fan-in (He; NTK parameterization): flat")),
+              (axes[1], "shrunk", shrunk, _("variance 2/(fan-in·m): layer l shrinks like m^-l/2"))]
+    for ax, key, values, title in panels:
+        values = np.asarray(values)
+        for layer in range(values.shape[1]):
+            slope = float(np.polyfit(np.log(widths), np.log(values[:, layer]), 1)[0])
+            slopes[key, layer + 1] = slope
+            ax.loglog(widths, values[:, layer], "o-", color=PALETTE[layer],
+                      label=_("layer {layer} (slope {slope:+.2f})").format(layer=layer + 1, slope=slope))
+        width_ticks(ax, widths)
+        ax.set_xlabel("width m")
+        ax.set_title(title, fontsize=10.5)
+        ax.legend(fontsize="small")
+    axes[0].set_ylabel("RMS of the pre-activations")
+    return slopes
+
+
+# ---------------------------------------------------------------- figures
+
+def idea_diagram():
+    """The lesson's picture: the predicted change of a hidden feature in one SGD step against the width, one line
+    per row of the table (the exponents of :func:`one_step_exponents`), coloured by parameterization. Returns
+    the figure."""
+    import matplotlib.pyplot as plt
+
+    widths = np.array([64, 256, 1024, 4096], dtype=float)
+    fig, ax = plt.subplots(figsize=(8.4, 4.2))
+    rows = [("standard, fixed η", COLOURS["standard"], "-", _("standard, fixed η: blows up")),
+            ("μP", COLOURS["mup"], "-", _("μP: features learn")),
+            ("NTK", COLOURS["ntk"], "-", _("NTK: lazy (kernel regime)")),
+            ("standard, η ∝ 1/m", COLOURS["standard"], "--", _("standard, η ∝ 1/m: lazy as well"))]
+    for row, colour, style, text in rows:
+        exponent = float(one_step_exponents(width_exponents(*ABC[row]))[1])
+        shift = 0.93 if row == "standard, η ∝ 1/m" else 1.0                   # the two lazy lines coincide
+        ax.loglog(widths, shift * (widths / widths[0]) ** exponent, style, color=colour, lw=2.2,
+                  label=text + f"  ({power(Fraction(exponent).limit_denominator(2))})")
+    ax.axhline(1, color="0.6", lw=0.6)
+    from .plotting import width_ticks
+    width_ticks(ax, widths.astype(int))
+    ax.set_xlabel("width m")
+    ax.set_ylabel(_("feature change in one step (m = 64: 1)"))
+    ax.set_title(_("One power of m decides: features that freeze (lazy) or that keep moving (μP)"))
+    ax.legend(loc="upper left", fontsize="small")
+    return fig
+
+
+def _parameterization_style(setting: str) -> dict:
+    parameterization, _lr, per_width = _setting(setting)
+    return dict(color=COLOURS[parameterization], ls="--" if per_width else "-")
+
+
+def draw_one_step(widths, changes: dict, column: int = 1):
+    """Measured one-step changes (``changes[setting]`` with rows per width, as :func:`one_step_changes` returns
+    them stacked) of h^2 (``column=1``) against the width, with fitted slopes, coloured by parameterization.
+    Returns ``{setting: slope}``."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(9.6, 4))
+    slopes = {}
+    for setting, values in changes.items():
+        y = np.asarray(values)[:, column]
+        slope, intercept = np.polyfit(np.log(widths), np.log(y), 1)
+        style = _parameterization_style(setting)
+        ax.loglog(widths, y, "o", color=style["color"])
+        ax.loglog(widths, np.exp(intercept) * np.asarray(widths, dtype=float) ** slope, alpha=0.7, **style,
+                  label=_("{label} (slope {slope:.2f})").format(label=setting_name(setting), slope=slope))
+        slopes[setting] = float(slope)
+    from .plotting import width_ticks
+    width_ticks(ax, widths)
+    ax.set_xlabel("width m")
+    ax.set_ylabel("relative change of h² after one step")
+    ax.set_title(_("One SGD step: μP's features move the same at every width, NTK's shrink like m^-1/2"))
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1))
+    return slopes
+
+
+#: The quantities of :func:`draw_movement`: attribute of :class:`Movement` -> marker.
+QUANTITIES = {"ntk": "o", "features": "^", "feature_kernel": "s", "weights": "D"}
+
+
+def quantity_label(what: str) -> str:
+    """The legend name of a quantity of :data:`QUANTITIES` (translated)."""
+    return {"ntk": "NTK", "features": _("features h"), "feature_kernel": _("feature kernel"),
+            "weights": _("weights")}[what]
+
+
+def draw_movement(widths, results: dict):
+    """``results[parameterization]``: a list of :class:`Movement` per width (averaged over seeds). One panel per
+    parameterization, colour = parameterization, marker = quantity, each with its fitted slope. Returns
+    ``{(parameterization, quantity): slope}``."""
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(results), figsize=(10.4, 4), sharey=True)
+    slopes = {}
+    names = {"ntk": _("NTK parameterization"), "mup": "μP"}
+    for ax, (parameterization, rows) in zip(np.atleast_1d(axes), results.items()):
+        for what, marker in QUANTITIES.items():
+            y = np.array([getattr(row, what) for row in rows])
+            slope, intercept = np.polyfit(np.log(widths), np.log(y), 1)
+            ax.loglog(widths, y, marker, color=COLOURS[parameterization], ms=7,
+                      label=_("{label} (slope {slope:.2f})").format(label=quantity_label(what), slope=slope))
+            ax.loglog(widths, np.exp(intercept) * np.asarray(widths, dtype=float) ** slope, "-",
+                      color=COLOURS[parameterization], alpha=0.5)
+            slopes[parameterization, what] = float(slope)
+        from .plotting import width_ticks
+        width_ticks(ax, widths)
+        ax.set_xlabel("width m")
+        ax.set_title(names.get(parameterization, parameterization))
+        ax.legend(fontsize="small", loc="lower left")
+    np.atleast_1d(axes)[0].set_ylabel("relative change after 50 steps")
+    fig.suptitle(_("50 steps: under NTK everything inside freezes as m grows; under μP nothing does"))
+    return slopes
+
+
+# ---------------------------------------------------------------- the explorer
+
+def stability_number(setting: str, width: int) -> float:
+    """eta lambda_max / n at initialization: lambda_max is the largest eigenvalue of the learning-rate-weighted
+    empirical NTK on the training inputs; the linearized network diverges when it exceeds 2."""
+    x, _unused = training_data()
+    model = network(_setting(setting)[0], width)
+    theta = empirical_ntk(model, x, parameter_weights=lr_multipliers(model))
+    return learning_rate(setting, width) * float(torch.linalg.eigvalsh(theta)[-1]) / len(x)
+
+
+@lru_cache(maxsize=32)
+def trained(setting: str, width: int):
+    """``(record, stability number)`` of 50 steps of ``nh.train`` in ``setting`` at ``width`` (seed 0), stopping
+    at a divergence instead of raising; cached, so the explorer redraws at once."""
+    x, y = training_data()
+    model = network(_setting(setting)[0], width)
+    record = train(model, x, y, lr=learning_rate(setting, width), steps=50, on_divergence="stop")
+    return record, stability_number(setting, width)
+
+
+def describe_training(setting: str, width: int) -> str:
+    """The explorer's printed sentences, true for this setting and width."""
+    record, stability = trained(setting, width)
+    if record.diverged_at is not None:
+        return textwrap.fill(_("{setting}, width {width}: η·λ_max/n = {stability:.3g} {relation} 2, gradient "
+                               "descent diverged (the loss overflowed at step {step}); λ_max grows like m, so a "
+                               "fixed η fails at large widths").format(
+            setting=setting_name(setting), width=width, stability=stability,
+            relation=">" if stability > 2 else "≤", step=record.diverged_at), 110)
+    parameterization = _setting(setting)[0]
+    if setting == "standard, η = 1/m":
+        story = _("kernel limit: η·λ_max/n tends to a constant as m grows, and the features freeze")
+    elif parameterization == "ntk":
+        story = _("lazy: the kernel and the features barely move, and move less at larger widths")
+    elif parameterization == "mup":
+        story = _("feature learning: the feature kernel moves by about the same amount at every width")
+    else:
+        story = _("stable at this width, but λ_max grows like m: at a fixed η a wider network diverges")
+    return textwrap.fill(_("{setting}, width {width}: η·λ_max/n = {stability:.3g}; NTK change {ntk:.3g}, "
+                           "feature change {features:.3g}, loss {start:.3g} → {end:.3g}. {story}").format(
+        setting=setting_name(setting), width=width, stability=stability, ntk=record.ntk_change,
+        features=record.feature_change, start=float(record.loss[0]), end=float(record.loss[-1]), story=story), 110)
+
+
+def draw_training(setting: str, width: int) -> None:
+    """The explorer: the feature kernel's entries after 50 steps against before (left) and the training loss
+    (right) for ``setting`` at ``width``, and the sentences of :func:`describe_training`."""
+    import matplotlib.pyplot as plt
+
+    record, _unused = trained(setting, width)
+    colour = COLOURS[_setting(setting)[0]]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.8))
+    right.semilogy(record.loss, color=colour)
+    right.set_xlabel("step")
+    right.set_ylabel("training loss")
+    left.set_xlabel("feature kernel entry before training")
+    left.set_ylabel("same entry after training")
+    if record.diverged_at is not None:
+        fig.suptitle(_("Diverged: η·λ_max/n is above 2 at this width"))
+        left.text(0.5, 0.5, f"diverged at step {record.diverged_at}:\nno kernel after training", ha="center",
+                  va="center", transform=left.transAxes)
+        left.axis("off")
+    else:
+        left.scatter(record.features_start.flatten(), record.features_end.flatten(), s=8, color=colour,
+                     label="kernel entries")
+        lims = [float(record.features_start.min()), float(record.features_start.max())]
+        left.plot(lims, lims, "k--", lw=1, label="no change")
+        left.legend()
+        if record.feature_change > 0.05:
+            fig.suptitle(_("Feature learning: the feature kernel's entries leave the diagonal"))
+        else:
+            fig.suptitle(_("Lazy: the feature kernel's entries stay on the diagonal"))
+    print(describe_training(setting, width))
+
+
+__all__ = ["ABC", "COLOURS", "Classification", "Movement", "QUANTITIES", "ROW", "SETTINGS", "WidthExponents",
+           "classify", "describe_training", "draw_initialization", "draw_movement", "draw_one_step", "draw_training",
+           "idea_diagram", "learning_rate", "movement", "network", "one_step_changes", "one_step_exponents", "power",
+           "preactivation_rms", "quantity_label", "regime_name", "row_name", "setting_name", "stability_number",
+           "trained", "training_data", "width_exponents"]

@@ -1,0 +1,192 @@
+"""ntk_helpers.course.parameterization (lesson 05b): the width exponents against the package's built networks, the
+classification against cases known from Yang & Hu (2021) and against finite networks' one-step exponents, the
+symmetry of the abc form, the initialization experiment against its closed form, and the explorer's sentences and
+the figures' colours against what they describe."""
+
+from fractions import Fraction
+
+import matplotlib
+import numpy as np
+import pytest
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+
+import ntk_helpers as nh  # noqa: E402
+from ntk_helpers.course import parameterization as course  # noqa: E402
+
+half = Fraction(1, 2)
+
+
+# ---------------------------------------------------------------- the exponents against the built networks
+
+def measured_exponents(parameterization: str):
+    """Powers of m of Var W and of the effective learning rate (input, hidden, output), read off the package's
+    networks at widths 256 and 1024 (weight_scale^2 and weight_scale^2 * lr_multiplier)."""
+    layers = {m: [layer for layer in nh.mlp(2, "relu", parameterization=parameterization).network(8, width=m)
+                  if isinstance(layer, nh.engine.dense.NTKDense)] for m in (256, 1024)}
+    power = lambda small, large: round(float(np.log(large / small) / np.log(4)), 6)  # noqa: E731
+    variance = [power(a.weight_scale ** 2, b.weight_scale ** 2) for a, b in zip(layers[256], layers[1024])]
+    rate = [power(a.weight_scale ** 2 * a.lr_multiplier, b.weight_scale ** 2 * b.lr_multiplier)
+            for a, b in zip(layers[256], layers[1024])]
+    return variance, rate
+
+
+@pytest.mark.parametrize("row, parameterization", [("NTK", "ntk"), ("μP", "mup"), ("standard, fixed η", "standard")])
+def test_width_exponents_are_those_of_the_packages_networks(row, parameterization):
+    expected = course.width_exponents(*course.ABC[row])
+    variance, rate = measured_exponents(parameterization)
+    assert variance == [float(e) for e in expected.variance], \
+        f"{row}: Var exponents expected {expected.variance}, the package's network has {variance}"
+    assert rate == [float(e) for e in expected.learning_rate], \
+        f"{row}: learning-rate exponents expected {expected.learning_rate}, the package's network has {rate}"
+
+
+def test_the_standard_rows_differ_only_in_c():
+    fixed, scaled = (course.width_exponents(*course.ABC[r]) for r in ("standard, fixed η", "standard, η ∝ 1/m"))
+    assert fixed.variance == scaled.variance, f"same variances expected: {fixed.variance} vs {scaled.variance}"
+    assert [a - 1 for a in fixed.learning_rate] == list(scaled.learning_rate), \
+        f"η ∝ 1/m lowers every rate exponent by 1: {fixed.learning_rate} vs {scaled.learning_rate}"
+
+
+# ---------------------------------------------------------------- the classification
+
+@pytest.mark.parametrize("row, r, regime", [("standard, fixed η", -1, "unstable"),
+                                            ("standard, η ∝ 1/m", half, "kernel regime"),
+                                            ("NTK", half, "kernel regime"), ("μP", 0, "feature learning")])
+def test_the_rows_of_the_table_are_classified_as_yang_and_hu_do(row, r, regime):
+    verdict = course.classify(*course.ABC[row])
+    assert (verdict.r, verdict.regime) == (r, regime), f"{row}: expected r = {r}, {regime}; got {verdict}"
+
+
+def test_mean_field_with_one_hidden_layer_learns_features():
+    """The mean-field parameterization of a one-hidden-layer network (a = (0, 1), b = (0, 0), c = -1 in Yang & Hu's
+    form) is a feature-learning limit (Mei et al. 2018; Chizat & Bach 2018): r = 0, stable, non-trivial."""
+    verdict = course.classify((0, 0, 1), (0, 0, 0), -1, hidden_layers=1)
+    assert verdict == course.Classification(Fraction(0), True, True, True, "feature learning"), f"got {verdict}"
+
+
+def test_a_learning_rate_too_small_is_trivial():
+    """NTK with eta m^-1: the output stops moving (r = 3/2, 2a_out + c = 2, a_out + b_out + r = 2)."""
+    a, b, _ = course.ABC["NTK"]
+    verdict = course.classify(a, b, 1)
+    expected = (Fraction(3, 2), True, False, "trivial")
+    assert (verdict.r, verdict.stable, verdict.nontrivial, verdict.regime) == expected, \
+        f"expected r = 3/2, stable and trivial; got {verdict}"
+
+
+def test_an_output_that_blows_up_at_initialization_is_unstable():
+    a, b, c = course.ABC["NTK"]
+    verdict = course.classify(a, (0, 0, -half), c)                   # output variance m^0: f_0 ~ sqrt(m)
+    assert not verdict.stable_at_init and verdict.regime == "unstable", f"got {verdict}"
+
+
+@pytest.mark.parametrize("theta", [Fraction(-1), Fraction(1, 3), half, Fraction(2)])
+@pytest.mark.parametrize("row", list(course.ABC))
+def test_the_abc_symmetry_changes_nothing(row, theta):
+    a, b, c = course.ABC[row]
+    shifted = ([x + theta for x in a], [x - theta for x in b], c - 2 * theta)
+    assert course.width_exponents(*shifted) == course.width_exponents(a, b, c), f"{row}, θ = {theta}"
+    assert course.classify(*shifted) == course.classify(a, b, c), f"{row}, θ = {theta}"
+
+
+@pytest.mark.parametrize("row", [r for r in course.ABC if course.classify(*course.ABC[r]).stable])
+def test_r_is_minus_the_hidden_one_step_exponent(row):
+    exponents = course.one_step_exponents(course.width_exponents(*course.ABC[row]))
+    assert -course.classify(*course.ABC[row]).r == exponents[1], f"{row}: r vs one-step exponents {exponents}"
+
+
+# ---------------------------------------------------------------- the one-step exponents against finite networks
+
+@pytest.mark.parametrize("setting", list(course.SETTINGS))
+def test_one_step_exponents_match_finite_networks(setting):
+    widths = [128, 512, 2048]
+    changes = np.array([course.one_step_changes(setting, m) for m in widths])
+    measured = [nh.loglog_slope(widths, changes[:, j]) for j in range(3)]
+    expected = [float(e) for e in course.one_step_exponents(course.width_exponents(*course.ABC[course.ROW[setting]]))]
+    np.testing.assert_allclose(measured, expected, atol=0.1,
+                               err_msg=f"{setting}: one-step exponents expected {expected}, measured {measured}")
+
+
+def test_the_learning_rate_rule():
+    assert course.learning_rate("standard, η = 1/m", 512) == pytest.approx(1 / 512, rel=1e-15)
+    assert course.learning_rate("μP, η = 0.02", 512) == 0.02
+    with pytest.raises(ValueError, match="setting"):
+        course.learning_rate("muP", 64)
+
+
+# ---------------------------------------------------------------- initialization against its closed form
+
+def test_preactivations_with_he_variance_are_sqrt_2_and_shrink_by_sqrt_m_with_an_extra_one_over_m():
+    """|x|^2 = d: with He's variance every layer's pre-activation variance is 2 (ReLU halves, 2/fan-in doubles);
+    with 2/(fan-in m) each layer divides it by m, so RMS_l = sqrt(2) m^(-l/2)."""
+    m = 1024
+    he = course.preactivation_rms(m)
+    shrunk = course.preactivation_rms(m, extra_one_over_m=True)
+    np.testing.assert_allclose(he, np.sqrt(2), rtol=0.05, err_msg=f"He: expected √2 per layer, measured {he}")
+    expected = [np.sqrt(2) * m ** (-layer / 2) for layer in (1, 2, 3)]
+    np.testing.assert_allclose(shrunk, expected, rtol=0.1, err_msg=f"2/(fan-in·m): expected {expected}, got {shrunk}")
+
+
+# ---------------------------------------------------------------- the explorer
+
+@pytest.mark.parametrize("setting, width", [(s, m) for s in course.SETTINGS for m in (64, 256, 1024)]
+                         + [("standard, fixed η = 0.005", 4096)])
+def test_the_explorer_diverges_exactly_when_its_stability_number_exceeds_2(setting, width):
+    record, stability = course.trained(setting, width)
+    assert (record.diverged_at is not None) == (stability > 2), \
+        f"{setting}, width {width}: η·λ_max/n = {stability:.3g}, diverged at {record.diverged_at}"
+    text = course.describe_training(setting, width)
+    assert ("diverged" in text) == (record.diverged_at is not None), f"{setting}, {width}: {text!r}"
+    assert f"{stability:.3g}" in text, f"{setting}, {width}: the printed number {stability:.3g} is not in {text!r}"
+
+
+def test_the_explorer_sentence_matches_the_measured_feature_change():
+    for setting, width in [("NTK, η = 0.5", 256), ("μP, η = 0.02", 256)]:
+        record, _ = course.trained(setting, width)
+        text = course.describe_training(setting, width)
+        assert f"{record.feature_change:.3g}" in text, f"{setting}: {text!r} lacks {record.feature_change:.3g}"
+    lazy, learning = course.trained("NTK, η = 0.5", 1024)[0], course.trained("μP, η = 0.02", 1024)[0]
+    assert lazy.feature_change < 0.01 < 0.2 < learning.feature_change, \
+        f"lazy < 0.01 and feature learning > 0.2 expected: {lazy.feature_change:.3g}, {learning.feature_change:.3g}"
+
+
+def test_the_explorer_draws_a_takeaway_title():
+    course.draw_training("μP, η = 0.02", 64)
+    title = plt.gcf()._suptitle.get_text()
+    plt.close("all")
+    assert title.startswith("Feature learning"), f"μP at width 64: title {title!r}"
+
+
+# ---------------------------------------------------------------- figures: colour is the parameterization
+
+def test_one_step_figure_colours_by_parameterization():
+    widths = [128, 512]
+    changes = {s: np.array([course.one_step_changes(s, m) for m in widths]) for s in course.SETTINGS}
+    course.draw_one_step(widths, changes)
+    lines = [line for line in plt.gca().get_lines() if not line.get_label().startswith("_")]
+    plt.close("all")
+    colours = {line.get_label().split(" (")[0]: (line.get_color(), line.get_linestyle()) for line in lines}
+    assert colours["standard, fixed η = 0.005"][0] == colours["standard, η = 1/m"][0] == course.COLOURS["standard"], \
+        f"both standard settings in the standard colour: {colours}"
+    assert colours["standard, fixed η = 0.005"][1] != colours["standard, η = 1/m"][1], f"line styles: {colours}"
+    assert colours["NTK, η = 0.5"][0] == course.COLOURS["ntk"] and colours["μP, η = 0.02"][0] == course.COLOURS["mup"]
+
+
+def test_movement_figure_has_one_colour_per_panel_and_the_slopes_of_its_points():
+    widths = [64, 256]
+    rows = {p: [course.Movement(ntk=0.1 * m ** -0.7, feature_kernel=m ** -1.0, features=m ** -0.5,
+                                weights=2 * m ** -0.5, outputs=2.0) for m in widths] for p in ("ntk", "mup")}
+    slopes = course.draw_movement(widths, rows)
+    axes = plt.gcf().axes
+    plt.close("all")
+    for ax, p in zip(axes, rows):
+        assert {line.get_color() for line in ax.get_lines()} == {course.COLOURS[p]}, f"{p}: one colour per panel"
+    assert slopes["ntk", "ntk"] == pytest.approx(-0.7, abs=1e-9) and slopes["mup", "features"] == pytest.approx(-0.5)
+
+
+def test_names_are_defined_for_every_key():
+    assert {course.row_name(r) for r in course.ABC} and {course.setting_name(s) for s in course.SETTINGS}
+    for regime in ("unstable", "trivial", "kernel regime", "feature learning"):
+        assert course.regime_name(regime), regime
