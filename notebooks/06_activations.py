@@ -1,20 +1,19 @@
 # %% [markdown]
-# # 06 · Activations: homogeneity, eigen-decay, spectral bias, parity
+# # 06 · Activations: ReLU against tanh, from homogeneity to spectral bias
 # [Open in Colab](https://colab.research.google.com/github/ntk-notebooks/ntk-notebooks/blob/main/notebooks/06_activations.ipynb) · [Binder](https://mybinder.org/v2/gh/ntk-notebooks/ntk-notebooks/HEAD?labpath=notebooks%2F06_activations.ipynb)
 #
 # *Chapter 4.5.*
 #
 # **You will learn**
-# - 4.5.1: ReLU kernels are positively **homogeneous**, not scale invariant; erf and tanh are neither, and the erf
-#   kernel is no "RBF-like" kernel: it depends on the norms and the dot product of its inputs, not on their
-#   difference, and tends to the arcsine kernel for large inputs;
-# - 4.5.2: how fast a kernel's eigenvalues decay on the circle and the sphere (ReLU polynomially, erf
-#   geometrically), and why that decay sets the **speed** at which each frequency is learned (spectral bias);
-# - which frequencies a kernel has at all: one bias-free ReLU layer has no odd modes beyond $k = 1$, deeper
-#   networks do;
-# - the parity pitfall: without biases, erf and tanh networks can only represent **odd** functions.
+# - 4.5.1: why a bias-free ReLU network's kernels are positively **homogeneous**, $\Theta(ax, bx') = ab\,\Theta(x, x')$,
+#   and how tanh and erf depend on the size of their inputs instead;
+# - 4.5.2: how the smoothness of the activation sets the decay of the kernel's eigenvalues: a power law for ReLU,
+#   faster than any power for tanh and erf, and why that decay is the speed at which each frequency is learned;
+# - which frequencies a kernel has at all: bias-free ReLU needs two layers for odd ones, bias-free tanh has only odd
+#   ones and can fit only odd functions;
+# - 4.5.3: the ReLU-against-tanh comparison table, including what depth does to each.
 #
-# **Prerequisites:** lessons 01–02.
+# **Prerequisites:** lessons 01–02 (the NTK and its layer recursion).
 
 # %%
 # On Colab (or any Jupyter without this course's package) this installs it (once); here it does nothing.
@@ -31,281 +30,456 @@ import matplotlib.pyplot as plt
 import numpy as np
 import torch
 import ntk_helpers as nh
+from ntk_helpers.course import activations as course     # this lesson's spectra, picture and explorer
 
 nh.plotting.use_style()
+PALETTE = nh.plotting.PALETTE
+SQRT2 = math.sqrt(2)
 
 # %% [markdown]
-# ## 4.5.1 Homogeneity, done right
+# ## The idea in one picture
 #
-# > **The text says:** on the sphere the ReLU kernel depends only on the angle, which makes it *scale invariant*:
-# > $\Theta(ax, bx') \neq ab\,\Theta(x, x')$.  
-# > **What is true:** without biases ReLU is positively homogeneous, and so is every kernel built from it:
-# > $\Theta(ax, bx') = ab\,\Theta(x,x')$ for $a, b > 0$. Only the *normalized* kernel is scale invariant. A bias breaks
-# > homogeneity; erf and tanh were never homogeneous (they saturate). Depending only on the angle on the sphere is
-# > not special to ReLU: an MLP with i.i.d. Gaussian weights has kernels that depend on its inputs only through
-# > $\lVert x\rVert$, $\lVert x'\rVert$ and $x \cdot x'$, so on a sphere only through the angle.
-#
-# The ratio $\Theta(ax, bx') / (ab\,\Theta(x,x'))$ over a grid of scales:
+# An activation $\phi$ enters the NTK only through two Gaussian averages, $\mathbb E[\phi(u)\phi(v)]$ and
+# $\mathbb E[\phi'(u)\phi'(v)]$ (lesson 02). ReLU's kink at $0$ gives its kernel a corner where the two inputs
+# meet, and a corner costs a power-law tail of eigenvalues; tanh is smooth, and its eigenvalues fall faster than
+# any power.
 
 # %%
-pair = nh.sphere(2, d=4, seed=0)
-scales = np.geomspace(0.25, 4, 9)
-cases = {"ReLU, no bias": nh.mlp(2, "relu"), "ReLU, σ_b = 0.5": nh.mlp(2, "relu", sigma_b=0.5),
-         "erf": nh.mlp(2, "erf", sigma_w=1.5), "tanh": nh.mlp(2, "tanh", sigma_w=1.5)}
-ratio = {}
-for name, net in cases.items():
+course.idea_figure()
+plt.show()
+
+# %% [markdown]
+# Left: the two activations. Middle: the NTK of one hidden layer (no bias) between a point $x$ of the circle and a
+# point $x'$ at angle $\theta$, divided by its value at $\theta = 0$, over a whole turn $\theta \in [-\pi, \pi]$:
+# ReLU's curve has a corner at $\theta = 0$, tanh's is rounded (the inset magnifies
+# $\lvert\theta\rvert < 0.3$). Right: the kernel's eigenvalues $\mu_k$ on the
+# circle, one for each frequency $k$ (defined in §4.5.2), divided by the largest one, $\mu_{\max}$. The dashed line
+# $0.3\,k^{-2}$ is a guide of slope $-2$ with the constant chosen to sit near ReLU's points. tanh shows only odd
+# $k$ and stops at $k = 25$: its even eigenvalues are exactly zero (§4.5.2), and below $10^{-10}\mu_{\max}$ its
+# values are quadrature error, not spectrum (§4.5.2 explains both).
+#
+# ## 4.5.1 Homogeneity, and what replaces it for tanh
+#
+# ReLU is **positively homogeneous**: $\mathrm{ReLU}(cu) = c\,\mathrm{ReLU}(u)$ and $\mathrm{ReLU}'(cu) =
+# \mathrm{ReLU}'(u)$ for $c > 0$. Without biases, scaling the input $x \to ax$ scales every pre-activation by $a$,
+# so the forward signal of every layer scales by $a$ and the backward signal does not change. The NTK is a sum of
+# products of the two, one factor from each input, so
+#
+# $$\Theta(ax, bx') = ab\,\Theta(x, x'), \qquad \Sigma(ax, bx') = ab\,\Sigma(x, x') \qquad (a, b > 0,\ \sigma_b = 0).$$
+#
+# Only the *normalized* kernel $\Theta(x, x')/\sqrt{\Theta(x,x)\Theta(x',x')}$ is scale invariant. A bias adds a
+# term that does not scale, and tanh and erf are not homogeneous at all: near $0$ they are linear ($\tanh u \approx
+# u$), for large $u$ they saturate at $\pm 1$.
+#
+# Experiment: two inputs $60°$ apart, both scaled by $a$. For each network we plot $\Theta(ax, ax')/(a^2
+# \Theta(x, x'))$, which is 1 at every $a$ exactly when the kernel is homogeneous.
+
+# %%
+pair = nh.pair_at_angle(math.radians(60), d=2)                 # |x|² = d
+scales = np.geomspace(0.01, 10, 16)
+networks = {nh._("ReLU, no bias"): nh.mlp(2, "relu"), nh._("ReLU, σ_b = 0.5"): nh.mlp(2, "relu", sigma_b=0.5),
+            "tanh": nh.mlp(2, "tanh", sigma_w=1.5), "erf": nh.mlp(2, "erf", sigma_w=1.5)}
+scaled = {}
+for name, net in networks.items():
     base = float(net.kernel(pair[:1], pair[1:]).ntk)
-    ratio[name] = np.array([[float(net.kernel(a * pair[:1], b * pair[1:]).ntk) / (a * b * base)
-                             for b in scales] for a in scales])
-fig, axes = plt.subplots(1, 4, figsize=(13, 3.4))
-for ax, (name, r) in zip(axes, ratio.items()):
-    image = ax.imshow(np.log(r), cmap="RdBu_r", vmin=-3, vmax=3, origin="lower")
-    ax.set_title(name)
-    ax.set_xticks([0, 4, 8], ["¼", "1", "4"])
-    ax.set_yticks([0, 4, 8], ["¼", "1", "4"])
-    ax.set_xlabel("b (scale of x′)")
-    ax.grid(False)
-axes[0].set_ylabel("a (scale of x)")
-axes[0].text(4, 4, "ratio 1\nat every (a, b):\nhomogeneous", ha="center", va="center", fontsize=11)
-plt.colorbar(image, ax=axes, label="log Θ(ax,bx′)/(ab Θ(x,x′))", shrink=0.85)
+    scaled[name] = np.array([float(net.kernel(a * pair[:1], a * pair[1:]).ntk) / (a * a * base)
+                             for a in scales])
+linear_limit = float(nh.mlp(2, "identity", sigma_w=1.5).kernel(pair[:1], pair[1:]).ntk) / \
+    float(networks["tanh"].kernel(pair[:1], pair[1:]).ntk)
+fig, ax = plt.subplots(figsize=(8, 4))
+for (name, ratio), marker in zip(scaled.items(), "os^v"):
+    ax.loglog(scales, ratio, marker + "-", ms=4, label=name)
+ax.axhline(linear_limit, color="k", ls=":", lw=1,
+           label=nh._("tanh's small-input limit: the linear network"))
+ax.set_xlabel(nh._("input scale a"))
+ax.set_ylabel("Θ(ax, ax′) / (a² Θ(x, x′))")
+ax.set_title(nh._("Only bias-free ReLU stays at 1: tanh is linear near 0 and saturates far out"))
+ax.legend(fontsize=9)
 plt.show()
 
-# %%
-log_gap = {name: float(np.abs(np.log(r)).max()) for name, r in ratio.items()}
-case_names = {"ReLU, no bias": nh._("ReLU, no bias")}                                 # as printed
-print({case_names.get(name, name): nh._("max |log ratio| = {gap:.2g}").format(gap=g) if g > 1e-10
-       else nh._("1 to 1e-10") for name, g in log_gap.items()})
-assert log_gap["ReLU, no bias"] < 1e-10, \
-    f"ReLU without bias: ratio 1 to 1e-10 expected, measured |log ratio| {log_gap['ReLU, no bias']:.1e}"
-for name in ["ReLU, σ_b = 0.5", "erf", "tanh"]:
-    assert log_gap[name] > 1e-2, f"{name}: not homogeneous (|log ratio| > 0.01) expected, {log_gap[name]:.3g}"
+# %% [markdown]
+# The dotted line is the NTK of the same network with the identity in place of tanh, divided by the tanh network's
+# NTK at $a = 1$: for small inputs tanh's kernel is the linear network's, scaled like $a^2$, because $\tanh'(0) =
+# 1$. For large inputs the curve falls: a saturated tanh neither grows with its input nor passes gradients back.
+# With a bias, ReLU's kernel tends to a constant for small inputs (the bias terms), so the ratio grows like $a^{-2}$.
+
+# %% tags=["check"]
+grid = [0.25, 1.0, 4.0]
+mixed = [float(networks[nh._("ReLU, no bias")].kernel(a * pair[:1], b * pair[1:]).ntk) / (a * b) for a in grid
+         for b in grid]
+nh.check_close("ReLU, no bias: Θ(ax, bx′)/(ab) for a, b ∈ {¼, 1, 4} is one number",
+               np.array(mixed) / mixed[4], np.ones(9), rtol=1e-12)
+nh.check_close("ReLU, no bias: Θ(ax, ax′)/(a²Θ(x, x′)) over a = 0.01 … 10", scaled[nh._("ReLU, no bias")],
+               np.ones_like(scales), rtol=1e-12)
+nh.check_close("tanh at a = 0.01: the linear network's kernel (ratio)", scaled["tanh"][0] / linear_limit, 1.0,
+               rtol=0.005)
+nh.check_between("tanh at a = 10: far below 1 (saturation)", scaled["tanh"][-1], 0, 0.1)
+nh.check_between("ReLU with σ_b = 0.5 at a = 0.01: the bias dominates (ratio above 10)",
+                 scaled[nh._("ReLU, σ_b = 0.5")][0], 10, np.inf)
 
 # %% [markdown]
-# ### erf and tanh: magnitude and angle, but nothing like an RBF
+# ### tanh and erf: the size of the input sets the shape
 #
-# > **The text says:** tanh and erf kernels depend on the inputs' magnitudes as well as on their angle, are
-# > smoother, and are "closer to an RBF kernel".  
-# > **What is true:** the magnitude dependence is right: Williams (1997) gives the erf kernel in closed form,
-# > $\mathbb E[\operatorname{erf}(u)\operatorname{erf}(v)] = \tfrac2\pi\arcsin\big(2\Sigma_{12}/\sqrt{(1+2\Sigma_{11})(1+2\Sigma_{22})}\big)$, and
-# > the norms enter through $\Sigma_{11}$, $\Sigma_{22}$. "Closer to an RBF" has no meaning here: an RBF kernel depends
-# > only on $x - x'$ (it is *stationary*), while the erf kernel depends on $\lVert x\rVert$, $\lVert x'\rVert$ and
-# > $x \cdot x'$: it is **rotation invariant** (turning both inputs together leaves it unchanged) but not a function
-# > of $x - x'$. For small inputs erf is almost linear, and (without bias) the normalized kernel tends to the linear kernel
-# > $\cos\theta$; for large inputs erf is almost the sign function, and the normalized NNGP tends to the
-# > **arcsine kernel** of $\operatorname{sign}$, $\tfrac2\pi\arcsin(\cos\theta) = 1 - 2\theta/\pi$, which is scale
-# > invariant. ([errata A25](../ERRATA.md#a25))
+# What survives of homogeneity for a bias-free tanh or erf network is the dependence on the input only through
+# $\lVert x\rVert$, $\lVert x'\rVert$ and $x \cdot x'$, as for every MLP with i.i.d. Gaussian weights: the kernels are
+# **rotation invariant** (turn both inputs together and nothing changes). Their *normalized* kernels now depend on
+# the scale. erf has a closed form (Williams 1997), which we use because it reaches any scale:
 #
-# Experiment: the normalized NNGP $K(ax, ax')/K(ax, ax)$ of a one-hidden-layer erf network, for pairs of inputs at
-# every angle $\theta$, as the input scale $a$ grows. (The normalized NTK has a different limit. Its first-layer
-# term grows like $a$ on the diagonal, since $\operatorname{erf}'$ of a large pre-activation is a narrow spike: for
-# $\lVert x\rVert^2 = d$, $\Theta(ax, ax)/a \to 2/\pi$. Between two different directions it stays bounded
-# ($\Theta(ax, ax') \approx 0.70$ at $\theta = 60°$ for $a = 10 \dots 1000$), so the normalized NTK tends to 0
-# for $0 < \theta < \pi$; at $\theta = \pi$ it is $-1$ at every scale, because the bias-free kernel is odd. Both
-# are checked below.)
+# $$\mathbb E[\operatorname{erf}(u)\operatorname{erf}(v)] = \tfrac2\pi\arcsin\frac{2\Sigma_{12}}{\sqrt{(1 + 2\Sigma_{11})
+#   (1 + 2\Sigma_{22})}}.$$
+#
+# For small inputs erf is linear and the normalized NNGP of one hidden layer tends to $\cos\theta$; for large ones
+# erf tends to $\operatorname{sign}$, and the normalized NNGP of one hidden layer tends to the **arcsine kernel**
+# $\tfrac2\pi\arcsin(\cos\theta) = 1 - 2\theta/\pi$ of $\operatorname{sign}$. tanh has no closed form; the package
+# integrates it numerically, which limits the pre-activation variance to 500, so its largest scale here is
+# $a = 20$. Below, the normalized NNGP $K(ax, ax')/K(ax, ax)$ of one hidden layer, $\sigma_w = 1$.
 
 # %%
-erf_net = nh.mlp(1, "erf", sigma_w=1.0)
 angle = np.linspace(0, math.pi, 61)
-ring = torch.tensor(np.stack([np.cos(angle), np.sin(angle)], 1)) * math.sqrt(2)    # |x|² = d = 2
-input_scales = [0.1, 1.0, 10.0, 1000.0]
-normalized = {a: (erf_net.kernel(a * ring[:1], a * ring).nngp[0]
-                  / erf_net.kernel(a * ring[:1]).nngp[0, 0]).numpy() for a in input_scales}
-fig, ax = plt.subplots(figsize=(10, 4))
-hidden = {0.1: " (under cos θ)", 1000.0: " (under 1 − 2θ/π)"}
-for a, k_norm in normalized.items():
-    ax.plot(angle, k_norm, label=f"erf, input scale a = {a:g}{hidden.get(a, '')}")
-ax.plot(angle, np.cos(angle), "k:", lw=1.5, label="cos θ (linear kernel)")
-ax.plot(angle, 1 - 2 * angle / math.pi, "k--", lw=1.5, label="1 − 2θ/π (arcsine kernel of sign)")
-ax.set_xlabel("angle θ between x and x′ (radians)")
-ax.set_ylabel("normalized NNGP K(ax, ax′) / K(ax, ax)")
-ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1))
+ring = torch.tensor(np.stack([np.cos(angle), np.sin(angle)], 1)) * SQRT2       # |x|² = d = 2
+one_layer = {"erf": nh.mlp(1, "erf", sigma_w=1.0), "tanh": nh.mlp(1, "tanh", sigma_w=1.0)}
+input_scales = {"erf": [0.1, 1.0, 10.0, 1000.0], "tanh": [0.1, 1.0, 3.0, 20.0]}
+normalized = {(name, a): (net.kernel(a * ring[:1], a * ring).nngp[0]
+                          / net.kernel(a * ring[:1]).nngp[0, 0]).numpy()
+              for name, net in one_layer.items() for a in input_scales[name]}
+fig, axes = plt.subplots(1, 2, figsize=(12, 4), sharey=True)
+for ax, name in zip(axes, one_layer):
+    for a, marker in zip(input_scales[name], "os^D"):
+        ax.plot(angle, normalized[name, a], marker, ms=4, mfc="none",
+                label=nh._("input scale a = {a:g}").format(a=a))
+    ax.plot(angle, np.cos(angle), "k:", lw=1.5, label=nh._("cos θ (linear kernel)"))
+    ax.plot(angle, 1 - 2 * angle / math.pi, "k--", lw=1, label=nh._("1 − 2θ/π (arcsine kernel of sign)"))
+    ax.set_xlabel(nh._("angle θ between x and x′ (radians)"))
+    ax.legend(fontsize=8)
+axes[0].set_ylabel(nh._("normalized NNGP K(ax, ax′) / K(ax, ax)"))
+axes[0].set_title(nh._("erf (closed form): from cos θ to the arcsine kernel as a grows"))
+axes[1].set_title(nh._("tanh (quadrature): the same journey"))
 plt.show()
 
-# %%
-to_linear = float(np.abs(normalized[0.1] - np.cos(angle)).max())
-to_arcsine = float(np.abs(normalized[1000.0] - (1 - 2 * angle / math.pi)).max())
-print(f"a = 0.1: max |K_norm − cos θ| = {to_linear:.1e};  "
-      f"a = 1000: max |K_norm − (1 − 2θ/π)| = {to_arcsine:.1e}")
-assert to_linear < 1e-4, f"small inputs: the linear kernel to 1e-4 expected, measured {to_linear:.2e}"
-assert to_arcsine < 1e-3, f"large inputs: the arcsine kernel to 1e-3 expected, measured {to_arcsine:.2e}"
-ntk_growth = float(erf_net.kernel(1000 * ring[:1]).ntk) / 1000
-print(nh._("NTK diagonal at a = 1000: Θ(ax, ax)/a = {growth:.4f} (2/π = {limit:.4f})").format(
-    growth=ntk_growth, limit=2 / math.pi))
-assert abs(ntk_growth * math.pi / 2 - 1) < 0.01, f"Θ(ax, ax)/a → 2/π (1%) expected, measured {ntk_growth:.4f}"
-at_60 = {a: float(erf_net.kernel(a * ring[:1], a * ring[20:21]).ntk) for a in (10.0, 100.0, 1000.0)}   # 60°
-print(nh._("NTK at θ = 60°: Θ(ax, ax′) = {values} / normalized at a = 1000: {normalized:.4f}").format(
-    values={a: round(v, 3) for a, v in at_60.items()}, normalized=at_60[1000.0] / (1000 * ntk_growth)))
-assert all(0.65 < v < 0.75 for v in at_60.values()), f"Θ(ax, ax′) at 60° ≈ 0.70 (bounded) expected, {at_60}"
-
 # %% [markdown]
-# Both limits depend on the angle only, yet the kernel is not a function of the distance $\lVert x - x'\rVert$: move
-# both inputs by the same vector $c$ (the distance does not change) and the kernel does.
+# The markers sit on $\cos\theta$ for $a = 0.1$ and on $1 - 2\theta/\pi$ for the largest scales. Both limits are
+# statements about the **NNGP of one hidden layer**. The normalized NTK has a different large-scale limit: its
+# derivative term $\mathbb E[\operatorname{erf}'(u)\operatorname{erf}'(v)]$ concentrates where both
+# pre-activations are near 0, so $\Theta(ax, ax)$ grows like $a$ while $\Theta(ax, ax')$ between different
+# directions stays bounded, and the normalized NTK tends to 0 for $0 < \theta < \pi$ (checked below). And deeper
+# layers apply the map again, so the arcsine shape is no limit of a deep network either.
+#
+# Rotation invariant is not *stationary*: a stationary kernel (an RBF kernel, for example) depends only on
+# $x - x'$. Move both inputs by the same vector and their distance does not change, but the erf kernel does:
 
 # %%
 x_pair = nh.sphere(2, d=3, seed=0)
 shift = torch.tensor([[1.5, -1.0, 0.5]], dtype=torch.float64)
-before = float(erf_net.kernel(x_pair[:1], x_pair[1:]).nngp)
-after = float(erf_net.kernel(x_pair[:1] + shift, x_pair[1:] + shift).nngp)
-distance = float((x_pair[0] - x_pair[1]).norm())
+before = float(one_layer["erf"].kernel(x_pair[:1], x_pair[1:]).nngp)
+after = float(one_layer["erf"].kernel(x_pair[:1] + shift, x_pair[1:] + shift).nngp)
 print(nh._("|x − x′| = {distance:.3f} for both pairs; erf NNGP {before:.3f} before the shift, {after:.3f} "
-           "after").format(distance=distance, before=before, after=after))
-assert abs(after - before) > 0.1 * abs(before), \
-    f"erf kernel is not stationary: a change > 10% expected, measured {abs(after - before) / abs(before):.3f}"
+           "after").format(distance=float((x_pair[0] - x_pair[1]).norm()), before=before, after=after))
+
+# %% tags=["check"]
+nh.check_close("erf, a = 0.1: normalized NNGP = cos θ", normalized["erf", 0.1], np.cos(angle), atol=1e-4)
+nh.check_close("tanh, a = 0.1: normalized NNGP = cos θ", normalized["tanh", 0.1], np.cos(angle), atol=1e-3)
+nh.check_close("erf, a = 1000: normalized NNGP = 1 − 2θ/π", normalized["erf", 1000.0],
+               1 - 2 * angle / math.pi, atol=1e-3)
+nh.check_close("tanh, a = 20: normalized NNGP = 1 − 2θ/π", normalized["tanh", 20.0], 1 - 2 * angle / math.pi,
+               atol=0.03)
+erf_ntk = one_layer["erf"]
+growth = float(erf_ntk.kernel(1000 * ring[:1]).ntk) / 1000
+nh.check_close("erf NTK, a = 1000: Θ(ax, ax)/a → 2/π", growth, 2 / math.pi, rtol=0.01)
+at_60 = [float(erf_ntk.kernel(a * ring[:1], a * ring[20:21]).ntk) for a in (10.0, 100.0, 1000.0)]
+nh.check_between("erf NTK at 60°, a = 10, 100, 1000: bounded (spread)", np.ptp(at_60), 0, 0.05)
+nh.check_between("erf normalized NTK at 60°, a = 1000: near 0", at_60[-1] / (1000 * growth), 0, 0.002)
+nh.check_between("erf NNGP: relative change under the shift", abs(after - before) / abs(before), 0.1, np.inf)
 
 # %% [markdown]
 # ## 4.5.2 Eigen-decay on the circle
 #
-# On the circle, a dot-product kernel $\kappa(\cos(\theta - \theta'))$ is diagonalized by Fourier modes: mode $k$
-# ($\cos k\theta$, $\sin k\theta$) has eigenvalue $\mu_k$, the $k$-th Fourier coefficient of $\kappa$ (Bietti & Mairal 2019;
-# Basri et al. 2019). We get them from one FFT of the kernel between one point and 2048 points around the circle.
+# On the circle, the NTK between points at angles $\alpha$ and $\beta$ is a function $\kappa(\cos(\alpha -
+# \beta))$ of their difference. Such a kernel is diagonalized by the Fourier modes: $\cos k\theta$ and $\sin k\theta$
+# are eigenfunctions of its integral operator (uniform measure on the circle) with the eigenvalue $\mu_k$, the
+# $k$-th Fourier coefficient of $\kappa(\cos\theta)$. These $\mu_k$ are the kernel's **Mercer coefficients**; one FFT
+# of the kernel between one point and 768 equally spaced points (384 for tanh) gives them (`course.circle_spectrum`).
+#
+# Why should smoothness matter? A Fourier series falls fast exactly when the function is smooth. ReLU's
+# $\kappa(\cos\theta)$ has a corner, $\kappa \approx \kappa(1)(1 - c\,\lvert\theta\rvert)$ near $\theta = 0$, and a
+# corner makes the Fourier coefficients fall like $k^{-2}$. On the sphere $S^{d-1}$ the one-hidden-layer ReLU
+# NTK's coefficients fall like $k^{-d}$ (Bietti & Mairal 2019); its function space is that of the Laplace kernel
+# $e^{-\lVert x - x'\rVert}$ (Geifman et al. 2020; Chen & Xu 2021), and deeper ReLU NTKs keep the same $k^{-d}$
+# (Bietti & Bach 2021). Smooth activations give smooth kernels:
+#
+# - **erf** is an entire function, and its one-hidden-layer kernels are analytic in $\rho = \cos\theta$ up to
+#   the singularity $\rho_0 = 1 + 1/(2q)$ of the closed form above ($q$: the pre-activation variance, $\sigma_w^2$
+#   here). A
+#   function analytic up to $\rho_0 > 1$ has coefficients that fall **geometrically**, like $r^k$ with $r = \rho_0 -
+#   \sqrt{\rho_0^2 - 1}$ (`course.erf_rate`).
+# - **tanh** has poles at $u = \pm i\pi/2$. Its dual kernel, $\sum_n a_n^2\rho^n$ in the Hermite coefficients $a_n$ of
+#   the activation (Daniely et al. 2016), is smooth on $[-1, 1]$ but has its singularity at $\rho = 1$ itself. Its
+#   coefficients fall faster than any power of $k$, but, as we will measure, at no fixed geometric rate.
+#
+# A statistic that tells these decays apart is the **step ratio** $\mu_{k+2}/\mu_k$: it tends to 1 for a power law
+# ($(k/(k+2))^p \to 1$), to the constant $r^2 < 1$ for a geometric decay, and creeps up towards 1, slowly, for a
+# decay between the two. One caveat first: tanh's kernel comes from a quadrature (the trapezoidal rule for $z \in
+# [-7, 7]$), which is accurate to about $10^{-12}$ of the kernel, so its coefficients below about
+# $10^{-11}\mu_{\max}$ are quadrature error. We drop every tanh coefficient below $10^{-10}\mu_{\max}$
+# (`course.QUADRATURE_FLOOR`), and every closed-form one below $10^{-13}\mu_{\max}$ (float64 rounding).
 
 # %%
-def circle_spectrum(net, points=2048):
-    _, circle = nh.circle(points)                            # (points, 2) with |x|² = d
-    row = net.kernel(circle[:1], circle).ntk[0]              # κ(cos θ) at equally spaced angles
-    return (torch.fft.rfft(row).real / row.numel()).numpy()  # μ_0, μ_1, ...
-
-spectra = {"ReLU": circle_spectrum(nh.mlp(1, "relu")),
-           "ReLU, σ_b² = 0.5": circle_spectrum(nh.mlp(1, "relu", sigma_b=math.sqrt(0.5))),
-           "erf": circle_spectrum(nh.mlp(1, "erf", sigma_w=1.0))}
-k = np.arange(1, 200)
-fig, ax = plt.subplots()
-for name, mu in spectra.items():
-    keep = np.abs(mu[k]) > 1e-14
-    ax.loglog(k[keep], np.abs(mu[k][keep]), ".", label=name)
-ax.loglog(k, 0.3 * (k / 2.0) ** -2.0, "k--", lw=1, label="k⁻²")
-ax.set_xlabel("frequency k")
-ax.set_ylabel("eigenvalue μ_k")
-ax.legend()
+settings = {"ReLU": ("relu", SQRT2), "tanh": ("tanh", 1.0), "erf": ("erf", 1.0)}   # one hidden layer, no bias
+spectra = {name: course.circle_spectrum(act, 1, sigma_w) for name, (act, sigma_w) in settings.items()}
+r_squared = course.erf_rate(1.0) ** 2
+fig, axes = plt.subplots(1, 2, figsize=(13, 4))
+for (name, mu), color in zip(spectra.items(), PALETTE):
+    act = settings[name][0]
+    ks = np.arange(2, 81, 2) if act == "relu" else np.arange(1, 81, 2)      # the modes that are present
+    relative = mu[ks] / np.abs(mu).max()
+    keep = relative > course.noise_floor(act)
+    axes[0].loglog(ks[keep], relative[keep], "o", ms=3, color=color, label=name)
+    pairs = ks[keep][:-1][np.isin(ks[keep][:-1] + 2, ks[keep])]
+    axes[1].semilogx(pairs, [course.step_ratio(mu, k) for k in pairs], "o-", ms=3, color=color, label=name)
+axes[0].loglog(np.arange(2, 81), 0.3 * np.arange(2, 81) ** -2.0, "k--", lw=1, label="0.3 k⁻²")
+axes[0].axhline(course.QUADRATURE_FLOOR, color="0.5", ls=":", label=nh._("tanh's noise floor (10⁻¹⁰ μ_max)"))
+axes[0].set_ylabel("μ_k / μ_max")
+axes[0].set_title(nh._("ReLU falls like k⁻², tanh and erf far faster"))
+axes[1].axhline(r_squared, color=PALETTE[2], ls="--", lw=1, label=nh._("erf: r² from the closed form"))
+axes[1].axhline(1, color="k", ls=":", lw=1, label=nh._("1: the limit of every power law"))
+axes[1].set_ylabel("μ_(k+2) / μ_k")
+axes[1].set_title(nh._("Step ratio: ReLU's climbs to 1, erf's levels at r², tanh's keeps climbing"))
+for ax in axes:
+    ax.set_xlabel(nh._("frequency k"))
+    ax.legend(fontsize=9)
 plt.show()
 
-# %%
-even = np.arange(22, 199, 2)
-relu_slope = np.polyfit(np.log(even), np.log(spectra["ReLU"][even]), 1)[0]
-relu_odd = float(np.abs(spectra["ReLU"][[3, 5, 7]]).max() / spectra["ReLU"][1])
-biased_odd = spectra["ReLU, σ_b² = 0.5"][[3, 5, 7]] / spectra["ReLU, σ_b² = 0.5"][1]
-erf_even = float(np.abs(spectra["erf"][2::2]).max() / spectra["erf"][1])
-odd_k = np.arange(5, 26, 2)
-erf_line = np.polyfit(odd_k, np.log(spectra["erf"][odd_k]), 1)                 # log μ_k ≈ slope·k + c
-erf_off_line = float(np.abs(np.log(spectra["erf"][odd_k]) - np.polyval(erf_line, odd_k)).max())
-print(nh._("ReLU: slope {slope:.3f} on even k; odd μ_3, μ_5, μ_7 below 1e-10 μ_1: {below}").format(
-    slope=relu_slope, below=relu_odd < 1e-10))
-print(nh._("ReLU with bias: odd μ_3, μ_5, μ_7 = {ratios} μ_1").format(ratios=np.round(biased_odd, 4)))
-print(nh._("erf: μ_1, μ_3, μ_5 = {values}; every even μ_k (k ≥ 2) below 1e-12 μ_1: {below}").format(
-    values=spectra["erf"][[1, 3, 5]].round(4), below=erf_even < 1e-12))
-print(nh._("erf, odd k = 5 … 25: log μ_k has slope {slope:.2f} in k (μ_(k+2)/μ_k ≈ {ratio:.2f}), largest "
-           "distance from the line {distance:.2f}").format(slope=erf_line[0], ratio=math.exp(2 * erf_line[0]),
-                                                            distance=erf_off_line))
-assert abs(relu_slope + 2) < 0.05, f"ReLU eigen-decay: slope -2 ± 0.05 expected, measured {relu_slope:.3f}"
-assert relu_odd < 1e-10, f"one ReLU layer, no bias: odd μ_k (k ≥ 3) below 1e-10 μ_1 expected, {relu_odd:.1e}"
-assert biased_odd.min() > 1e-3, \
-    f"ReLU + bias: odd μ_3,5,7 above 1e-3 μ_1 expected, smallest {biased_odd.min():.2e}"
-assert erf_even < 1e-12, f"erf without bias: even μ_k below 1e-12 μ_1 expected, measured {erf_even:.1e}"
-assert erf_line[0] < -0.9 and erf_off_line < 0.25, \
-    f"erf: log μ_k linear in k (slope < -0.9, off the line < 0.25) expected, slope {erf_line[0]:.3f}, " \
-    f"off the line {erf_off_line:.3f}"
+# %% [markdown]
+# On the left, ReLU's even coefficients follow the $k^{-2}$ guide; tanh's and erf's (only odd $k$) bend down. On the
+# right, each point compares a coefficient with the one two steps higher (only the modes present, above the floor).
+# erf's ratio settles just below the dashed line $r^2 = 0.146$ computed from the closed form: a geometric decay.
+# tanh's ratio keeps rising (from 0.19 at $k = 13$ to 0.25 at $k = 23$) while erf's has flattened out (0.135, 0.140):
+# tanh's decay is not geometric, but it is still far below ReLU's ratios, which approach 1.
+
+# %% tags=["check"]
+relu, tanh_mu, erf_mu = spectra["ReLU"], spectra["tanh"], spectra["erf"]
+nh.check_close("ReLU: local exponent log(μ_k/μ_(k+2))/log((k+2)/k) at k = 20 and 40 (2)",
+               [course.local_exponent(relu, k) for k in (20, 40)], [2.0, 2.0], atol=0.03)
+nh.check_close("erf: step ratio at k = 25 / r² of the closed form", course.step_ratio(erf_mu, 25) / r_squared,
+               1.0, rtol=0.05)
+nh.check_between("erf: step ratio at k = 23 / at k = 13 (levelled off)",
+                 course.step_ratio(erf_mu, 23) / course.step_ratio(erf_mu, 13), 1.0, 1.06)
+nh.check_between("tanh: step ratio at k = 23 / at k = 13 (still climbing)",
+                 course.step_ratio(tanh_mu, 23) / course.step_ratio(tanh_mu, 13), 1.2, 1.4)
+nh.check_close("tanh: step ratios at k = 13 and 23 (0.19, 0.25)",
+               [course.step_ratio(tanh_mu, 13), course.step_ratio(tanh_mu, 23)], [0.19, 0.245], atol=0.006)
+nh.check_close("erf: step ratios at k = 13 and 23 (0.135, 0.140)",
+               [course.step_ratio(erf_mu, 13), course.step_ratio(erf_mu, 23)], [0.135, 0.1395], atol=0.002)
+nh.check_between("tanh: μ_25 / μ_max, the last coefficient kept, above the floor",
+                 tanh_mu[25] / tanh_mu[1], 1e-10, 1e-9)
+nh.check_between("tanh: μ_27 / μ_max, below the floor", tanh_mu[27] / tanh_mu[1], 0, 1e-10)
+_, circle = nh.circle(course.POINTS)             # erf by the same quadrature as tanh, against its closed form
+by_quadrature = nh.mlp(1, nh.elementwise(torch.erf, "erf"), sigma_w=1.0).kernel(circle[:1], circle).ntk[0]
+quadrature_error = (torch.fft.rfft(by_quadrature).real / course.POINTS).numpy() - erf_mu
+worst = np.abs(quadrature_error).max() / erf_mu[1]
+nh.check_that("erf by quadrature − closed form: largest coefficient error below 1e-11 μ_max", worst < 1e-11,
+              measured=worst, expected="< 1e-11")
 
 # %% [markdown]
-# > **The text says:** erf eigenvalues decay exponentially, ReLU's polynomially, so ReLU "can learn high
-# > frequencies effectively".  
-# > **What is true:** the decay rates are right ($\mu_k \asymp k^{-d}$ for the ReLU NTK on $S^{d-1}$: $k^{-2}$ on the
-# > circle), but ReLU still has spectral bias: mode $k$ is learned at a rate proportional to $\mu_k$, which falls
-# > with $k$ (next sections). And without bias the NTK of **one** hidden ReLU layer has no odd modes beyond $k = 1$
-# > at all (deeper ones do: next cell). ([errata A26](../ERRATA.md#a26), [A27](../ERRATA.md#a27))
+# ### Which modes exist: parity and depth
 #
-# ### Odd modes and depth
+# The left panel showed only even $k$ for ReLU (and $k = 1$) and only odd $k$ for tanh and erf. Both are parity
+# facts about networks **without bias**:
 #
-# Why does one bias-free ReLU layer have no $\cos 3\theta$, $\cos 5\theta$, …? Split the activation into a linear
-# and an even part: $\mathrm{ReLU}(u) = \tfrac u2 + \tfrac{|u|}2$. For jointly Gaussian $(u, v)$ with correlation
-# $\rho$, the cross terms $\mathbb E[u\,|v|]$ vanish, $\mathbb E[uv]/4$ is linear in $\rho$, and
-# $\mathbb E[|u|\,|v|]/4$ is **even** in $\rho$ (flipping $x'$ flips $v$ and leaves $|v|$ alone). Likewise
-# $\mathrm{ReLU}' = \tfrac12 + \tfrac12\operatorname{sign}$ gives $\dot\Sigma = $ a constant plus an odd function of $\rho$,
-# which multiplies the linear input kernel. With one hidden layer $\rho = \cos\theta$, so the NTK is
-# $c\cos\theta$ plus an even function of $\cos\theta$: the only odd mode is $k = 1$. (The arc-cosine kernel of degree
-# 1 is the same statement: $\tfrac1{2\pi}(\sin\theta + (\pi - \theta)\cos\theta)$ equals $\tfrac14\cos\theta$ plus an even
-# part, Cho & Saul 2009.) A second layer receives the correlation $\rho_2 = a + b\cos\theta + (\text{even})$, which
-# is no longer odd in $\cos\theta$; an even function of $\rho_2$ then contains odd powers of $\cos\theta$, and odd
-# harmonics appear. Leaky ReLU and GELU are also "linear + even" and behave the same way.
+# - tanh and erf are odd functions, so a bias-free network is odd, $f(-x) = -f(x)$, and so are its kernels in each
+#   argument: $\kappa(-t) = -\kappa(t)$ with $t = \cos\theta$, and every even Fourier coefficient vanishes, at every
+#   depth.
+# - ReLU is "linear + even": $\mathrm{ReLU}(u) = \tfrac u2 + \tfrac{\lvert u\rvert}2$. For jointly Gaussian $(u, v)$
+#   with correlation $\rho$, the cross terms $\mathbb E[u\,\lvert v\rvert]$ vanish, $\mathbb E[uv]/4$ is linear in
+#   $\rho$ and $\mathbb E[\lvert u\rvert\,\lvert v\rvert]/4$ is even in $\rho$. Likewise $\mathrm{ReLU}' = \tfrac12 +
+#   \tfrac12\operatorname{sign}$ makes $\mathbb E[\phi'\phi']$ a constant plus an odd function of $\rho$, which
+#   multiplies the linear input kernel. With one hidden layer $\rho = \cos\theta$: the NTK is $c\cos\theta$ plus an
+#   even function of $\cos\theta$, and the only odd mode is $k = 1$ (Cho & Saul 2009 give the arc-cosine kernels
+#   in closed form). A second layer receives a correlation that is no longer odd in $\cos\theta$, and odd modes
+#   $k \ge 3$ appear.
 #
-# Experiment: the odd part of the kernel, $\tfrac12(\kappa(t) - \kappa(-t))$ with $t = \cos\theta$, divided by $t$
-# (constant if the odd part is linear), and $\mu_3/\mu_1$, $\mu_5/\mu_1$ against depth.
+# A bias breaks both parities. We measure $\mu_3/\mu_1$ of bias-free ReLU networks of 1 to 6 hidden layers:
 
 # %%
 depths = np.arange(1, 7)
-odd_modes = np.array([circle_spectrum(nh.mlp(int(L), "relu"))[[1, 3, 5]] for L in depths])
-t_circle = np.cos(np.arange(2048) * 2 * math.pi / 2048)
-away = np.abs(t_circle) > 0.1
-
-def odd_part_spread(depth):
-    """Relative spread of (κ(t) − κ(−t)) / 2t over the circle: 0 when the odd part is c·t."""
-    _, circle = nh.circle(2048)
-    row = nh.mlp(depth, "relu").kernel(circle[:1], circle).ntk[0].numpy()
-    ratio = (row - np.roll(row, -1024))[away] / (2 * t_circle[away])       # κ(−t) sits half a turn away
-    return float(np.ptp(ratio) / np.abs(ratio).max())
-
-fig, ax = plt.subplots()
-ax.plot(depths, odd_modes[:, 1] / odd_modes[:, 0], "o-", label="μ₃ / μ₁")
-ax.plot(depths, odd_modes[:, 2] / odd_modes[:, 0], "s-", label="μ₅ / μ₁")
-ax.set_xlabel("number of hidden ReLU layers (no bias)")
-ax.set_ylabel("odd eigenvalue / μ₁")
+odd_ratio = np.array([course.circle_spectrum("relu", int(L), SQRT2)[[3, 5]] / course.circle_spectrum(
+    "relu", int(L), SQRT2)[1] for L in depths])
+fig, ax = plt.subplots(figsize=(7, 3.6))
+ax.plot(depths, odd_ratio[:, 0], "o-", label="μ₃ / μ₁")
+ax.plot(depths, odd_ratio[:, 1], "s-", label="μ₅ / μ₁")
+ax.set_xlabel(nh._("number of hidden ReLU layers (no bias)"))
+ax.set_ylabel(nh._("odd eigenvalue / μ₁"))
+ax.set_title(nh._("One ReLU layer has no odd modes beyond k = 1; from two layers on they grow"))
 ax.legend()
 plt.show()
+print(nh._("μ₃/μ₁ at depth 1: zero (below 1e-12, rounding); at depth 2: {two:.4f}; at depth 6: {six:.3f}")
+      .format(two=odd_ratio[1, 0], six=odd_ratio[-1, 0]))
 
-# %%
-spreads = {L: odd_part_spread(L) for L in (1, 2)}
-print(nh._("odd part / t: constant to 1e-10 with 1 layer: {constant}; varies by {spread:.2f} of its size "
-           "with 2 layers").format(constant=spreads[1] < 1e-10, spread=spreads[2]))
-print(nh._("μ₃/μ₁, μ₅/μ₁ by depth: {ratios}").format(
-    ratios={int(L): f"{m[1] / m[0]:.3f}, {m[2] / m[0]:.3f}" if L > 1 else nh._("0 to 1e-12")
-            for L, m in zip(depths, odd_modes)}))
-assert spreads[1] < 1e-10, f"one layer: odd part exactly linear (spread < 1e-10) expected, {spreads[1]:.1e}"
-assert spreads[2] > 0.1, f"two layers: odd part not linear (spread > 0.1) expected, measured {spreads[2]:.3f}"
-assert abs(odd_modes[0, 1]) < 1e-12 * odd_modes[0, 0], f"one layer: μ₃ = 0 expected, {odd_modes[0, 1]:.1e}"
-ratio_3, ratio_5 = odd_modes[1, 1] / odd_modes[1, 0], odd_modes[1, 2] / odd_modes[1, 0]
-assert abs(ratio_3 - 0.0829) < 1e-3 and abs(ratio_5 - 0.0206) < 1e-3, \
-    f"two layers: μ₃/μ₁ ≈ 0.0829, μ₅/μ₁ ≈ 0.0206 expected, measured {ratio_3:.4f}, {ratio_5:.4f}"
-growth = np.diff(odd_modes[:, 1] / odd_modes[:, 0])
-assert np.all(growth > 0), f"μ₃/μ₁ should grow with depth; its steps: {np.round(growth, 4)}"
+# %% tags=["check"]
+nh.check_that("one ReLU layer, no bias: |μ₃|/μ₁ below 1e-12 (rounding only)", abs(odd_ratio[0, 0]) < 1e-12,
+              measured=abs(odd_ratio[0, 0]), expected="< 1e-12")
+nh.check_close("two ReLU layers: μ₃/μ₁ and μ₅/μ₁ (0.0829, 0.0206)", odd_ratio[1], [0.0829, 0.0206], atol=5e-4)
+nh.check_that("μ₃/μ₁ grows with depth from 2 to 6 layers", np.all(np.diff(odd_ratio[1:, 0]) > 0),
+              measured=np.round(odd_ratio[:, 0], 4), expected="increasing")
+deep_tanh = course.circle_spectrum("tanh", 3, 1.0)
+tanh_even = np.abs(deep_tanh[2:40:2]).max() / deep_tanh[1]
+nh.check_that("tanh, 3 layers, no bias: even μ_k / μ₁ below 1e-14 (zero up to rounding)", tanh_even < 1e-14,
+              measured=tanh_even, expected="< 1e-14")
 
 # %% [markdown]
-# So "ReLU without bias has no odd modes beyond $k = 1$" is a statement about **one** hidden layer. From two layers on,
-# odd modes are there and grow with depth relative to $\mu_1$ ($\mu_3/\mu_1 \approx 0.083$, $\mu_5/\mu_1 \approx 0.021$
-# at depth 2). We compare ratios because the raw eigenvalues grow with depth anyway: the whole NTK does (its
-# diagonal like $L + 1$). The explorer at the end shows the whole spectrum.
-#
 # ### …and on the sphere $S^2$
 #
-# The spectrum of the Gram matrix of 800 random points approximates the operator's: eigenvalue $k$ now has
-# multiplicity $2k+1$, so the $i$-th largest eigenvalue of the ReLU NTK falls like $i^{-3/2}$ (from $k^{-3}$).
+# On the sphere $S^{d-1}$ the eigenfunctions are the spherical harmonics. Degree $k$ has $2k + 1$ of them on $S^2$,
+# all with the same eigenvalue, and the Funk–Hecke formula gives it from the kernel as a function of $t = x \cdot
+# x'/d$: $\mu_k = \tfrac12\int_{-1}^{1}\kappa(t)P_k(t)\,dt$ with the Legendre polynomial $P_k$
+# (`course.sphere_coefficients`). For ReLU, $\mu_k \propto k^{-3}$ ($k^{-d}$ with $d = 3$). Sorted, with their
+# multiplicities, the eigenvalues form a staircase: the degrees up to $k$ fill about $k^2/2$ places (only $k = 0, 1$
+# and the even $k$ are nonzero for one bias-free layer), so the $i$-th largest eigenvalue falls like $(\sqrt{2i})^{-3}
+# \propto i^{-3/2}$. The eigenvalues of the Gram matrix $K/n$ of $n = 800$ random points of $S^2$ estimate the
+# operator's: they should come in blocks of $2k + 1$ near $\mu_k$.
 
 # %%
-sphere_points = nh.sphere(800, d=3, seed=0)
-fig, ax = plt.subplots()
-sphere_slopes = {}
-for name, net in [("ReLU", nh.mlp(1, "relu")), ("erf", nh.mlp(1, "erf", sigma_w=1.0))]:
-    lam = nh.eigenvalues(net.kernel(sphere_points).ntk).numpy()
-    index = np.arange(1, 401)
-    ax.loglog(index, lam[:400], label=name)
-    sphere_slopes[name] = np.polyfit(np.log(index[10:200]), np.log(lam[10:200]), 1)[0]
-ax.set_xlabel("index i")
-ax.set_ylabel("i-th eigenvalue of the Gram matrix")
-ax.legend()
+sphere_mu = {"ReLU": course.sphere_coefficients("relu", SQRT2), "erf": course.sphere_coefficients("erf", 1.0)}
+points = nh.sphere(800, d=3, seed=0)
+gram = nh.eigenvalues(nh.mlp(1, "relu").kernel(points).ntk).numpy() / len(points)
+stairs = course.staircase(sphere_mu["ReLU"])
+index = np.arange(1, len(stairs) + 1)
+fig, axes = plt.subplots(1, 2, figsize=(13, 4))
+even = np.arange(2, 61, 2)
+axes[0].loglog(even, sphere_mu["ReLU"][even] / sphere_mu["ReLU"][0], "o", ms=3, label=nh._("ReLU, even k"))
+axes[0].loglog(even, sphere_mu["ReLU"][40] / sphere_mu["ReLU"][0] * (even / 40.0) ** -3.0, "k--", lw=1,
+               label=nh._("k⁻³ through the point k = 40"))
+odd = np.arange(1, 30, 2)
+axes[0].loglog(odd, sphere_mu["erf"][odd] / sphere_mu["erf"][1], "s", ms=3, label=nh._("erf, odd k"))
+axes[0].set_xlabel(nh._("degree k"))
+axes[0].set_ylabel("μ_k / μ_max")
+axes[0].set_title(nh._("On S², ReLU's μ_k falls like k⁻³"))
+axes[1].loglog(index[:800], stairs[:800], "k-", lw=1.5, label=nh._("operator: μ_k repeated 2k + 1 times"))
+axes[1].loglog(np.arange(1, 801), gram, ".", ms=3, color=PALETTE[1], label=nh._("Gram matrix K/n, n = 800"))
+axes[1].loglog(index[30:800], 1.3 * index[30:800] ** -1.5, "--", color=PALETTE[0], lw=1, label="1.3 i^(−3/2)")
+axes[1].set_xlabel(nh._("index i (largest first)"))
+axes[1].set_ylabel(nh._("i-th eigenvalue"))
+axes[1].set_title(nh._("The staircase falls like i^(−3/2); the Gram matrix follows it"))
+for ax in axes:
+    ax.legend(fontsize=9)
 plt.show()
 
-# %%
-print({name: round(float(s), 2) for name, s in sphere_slopes.items()})
-assert -1.9 < sphere_slopes["ReLU"] < -1.3, \
-    f"ReLU on S²: slope about -1.5 (between -1.9 and -1.3) expected, measured {sphere_slopes['ReLU']:.3f}"
-assert sphere_slopes["erf"] < -3, \
-    f"erf on S²: faster than i^-3 expected, measured slope {sphere_slopes['erf']:.3f}"
+# %% [markdown]
+# Left: ReLU's coefficients approach the guide of slope $-3$ (drawn through $k = 40$) from above, erf's bend
+# down. Right: the operator's staircase (black), the Gram matrix's eigenvalues (dots; its top blocks agree with the
+# staircase to 2 %, the next ones drift up as 800 points resolve fine harmonics less well), and a guide of slope
+# $-3/2$ (its constant 1.3 only places it above the points). The $-3/2$ is the large-$i$ limit: degree $k$'s
+# block ends at index $N(k) = k^2/2 + 3k/2 + 4$ (for even $k$), not exactly $k^2/2$, so between the
+# ends of blocks 40 and 60 ($N = 864$ and $1894$) the staircase falls with slope $-1.53$, and the slope approaches
+# $-3/2$ as $k$ grows. (A fitted $-1.4$ or $-1.6$ would be a different law.)
+
+# %% tags=["check"]
+relu_sphere = sphere_mu["ReLU"]
+nh.check_close("S², ReLU: local exponent of μ_k at k = 20 and 40 (3)",
+               [course.local_exponent(relu_sphere, k) for k in (20, 40)], [3.0, 3.0], atol=0.05)
+degree_of = [k for k in range(61) if relu_sphere[k] > 1e-12 * relu_sphere.max()]
+ends = dict(zip(degree_of, np.cumsum([2 * k + 1 for k in degree_of])))            # N(k): the end of block k
+slope = math.log(relu_sphere[60] / relu_sphere[40]) / math.log(ends[60] / ends[40])
+nh.check_close("S², ReLU: slope of the staircase between the ends of blocks 40 and 60 (−1.53)", slope, -1.53,
+               atol=0.01)
+nh.check_close("S², ReLU: N(60), the places filled by degrees 0 … 60 (1894)", float(ends[60]), 1894.0,
+               atol=0.5)
+blocks, start = [], 0
+for k in [0, 1, 2, 4, 6]:
+    blocks.append(gram[start:start + 2 * k + 1].mean() / relu_sphere[k])
+    start += 2 * k + 1
+nh.check_close("S², ReLU: Gram block means / μ_k for k = 0, 1, 2, 4, 6", blocks, np.ones(5), rtol=0.02)
+nh.check_close("S², erf: step ratio at k = 21 / r² (geometric, the same rate as on the circle)",
+               course.step_ratio(sphere_mu["erf"], 21) / r_squared, 1.0, rtol=0.1)
 
 # %% [markdown]
+# ## 4.5.3 ReLU against tanh: depth, order and chaos
+#
+# Depth applies the layer map again and again. For ReLU without bias, homogeneity makes $\sigma_w$ a pure scale:
+# with $\sigma_w^2 = 2$ the variance stays put and $\Theta(x, x) = (L + 1)\,\Sigma^{(1)}(x, x)$ grows linearly. For
+# tanh without bias the variance map has the fixed point $q = 0$, and $\chi_1 = \sigma_w^2\,\mathbb E[\tanh'(u)^2]$
+# decides its fate (lesson 02; Poole et al. 2016; Schoenholz et al. 2017): for $\sigma_w < 1$ (**ordered**) the
+# variance dies out exponentially; $\sigma_w = 1$ is the boundary, where $\chi_1 = \tanh'(0)^2 = 1$ and the variance
+# decays only like $1/(2l)$; for $\sigma_w > 1$ (**chaotic**) the variance settles at some $q^* > 0$ and the
+# correlation of two different inputs is driven to 0. We follow the NTK at 60° (normalized) and on the diagonal.
+
+# %%
+depth_settings = {nh._("ReLU, σ_w = √2"): ("relu", SQRT2), nh._("tanh, σ_w = 0.8 (ordered)"): ("tanh", 0.8),
+                  nh._("tanh, σ_w = 1 (boundary)"): ("tanh", 1.0),
+                  nh._("tanh, σ_w = 1.5 (chaotic)"): ("tanh", 1.5)}
+layers = np.arange(1, course.MAX_DEPTH + 1)
+rows = {name: course.circle_kernels(act, sigma_w) for name, (act, sigma_w) in depth_settings.items()}
+fig, axes = plt.subplots(1, 2, figsize=(13, 4))
+for (name, row), marker in zip(rows.items(), "os^D"):
+    axes[0].plot(layers, row[:, row.shape[1] // 6] / row[:, 0], marker + "-", ms=4, label=name)
+    axes[1].semilogy(layers, row[:, 0], marker + "-", ms=4, label=name)
+axes[0].set_ylabel(nh._("normalized NTK at 60°"))
+axes[0].set_title(nh._("Chaos decorrelates inputs; ReLU drifts; order barely moves"))
+axes[1].axhline(0.5, color="k", ls=":", lw=1, label=nh._("½: the boundary's limit"))
+axes[1].set_ylabel("Θ(x, x)")
+axes[1].set_title(nh._("Θ(x, x): ReLU grows linearly, ordered tanh vanishes"))
+for ax in axes:
+    ax.set_xlabel(nh._("number of hidden layers L"))
+    ax.legend(fontsize=8)
+plt.show()
+chaos = {L: course.circle_spectrum("tanh", L, 1.5) for L in (1, 12)}
+print(nh._("tanh, σ_w = 1.5: μ₉/μ_max = {one:.1e} at depth 1, {twelve:.3f} at depth 12").format(
+    one=chaos[1][9] / chaos[1][1], twelve=chaos[12][9] / chaos[12][1]))
+
+# %% [markdown]
+# The dotted line at ½ belongs to the boundary case: there $\Theta(x, x)$ falls only slowly, 0.60 at 12 layers and
+# 0.503 at 1000, and tends to ½ while the variance itself goes to 0 like $1/(2l)$ ($l\,\Sigma^{(l)} = 0.501$ at
+# $l = 1000$). Only the chaotic tanh network's correlation at 60° falls fast (0.388 → 0.098 in 12 layers; ReLU's
+# drifts, 0.471 → 0.363); in its spectrum this is weight moving to high frequencies (the printed $\mu_9$). Yang &
+# Salman (2019) map how $\sigma_w$, $\sigma_b$ and depth move the NTK's spectrum between low and high degrees.
+
+# %% tags=["check"]
+by_depth = {name: row[:, row.shape[1] // 6] / row[:, 0] for name, row in rows.items()}       # 60°
+nh.check_close("ReLU: Θ(x, x) = 2(L + 1) for L = 1 … 12", rows[nh._("ReLU, σ_w = √2")][:, 0].numpy(),
+               2 * (layers + 1.0), rtol=1e-12)
+nh.check_close("ReLU: normalized NTK at 60°, depth 1 and 12 (0.471, 0.363)",
+               by_depth[nh._("ReLU, σ_w = √2")][[0, 11]],
+               [0.471, 0.3635], atol=0.001)
+nh.check_close("tanh, σ_w = 1.5: normalized NTK at 60°, depth 1 and 12 (0.388, 0.098)",
+               by_depth[nh._("tanh, σ_w = 1.5 (chaotic)")][[0, 11]], [0.388, 0.098], atol=0.001)
+ordered = by_depth[nh._("tanh, σ_w = 0.8 (ordered)")]
+nh.check_between("tanh, σ_w = 0.8: spread of the normalized NTK at 60° over depth 1 … 12", np.ptp(ordered),
+                 0, 0.02)
+nh.check_close("tanh, σ_w = 0.8: Θ(x, x) at depth 12 (0.0096)",
+               float(rows[nh._("tanh, σ_w = 0.8 (ordered)")][11, 0]), 0.0096, rtol=0.02)
+variance, ntk_diagonal = nh.self_kernels_by_depth(1.0, depth=1000, activation="tanh", sigma_w=1.0)
+nh.check_close("tanh, σ_w = 1: Θ(x, x) at depth 12 and 1000 (0.602, 0.503)", ntk_diagonal[[11, 999]].numpy(),
+               [0.602, 0.503], atol=0.001)
+nh.check_close("tanh, σ_w = 1: l Σ⁽ˡ⁾ at l = 1000 (½)", 1000 * float(variance[999]), 0.5, rtol=0.005)
+nh.check_close("tanh, σ_w = 1.5: μ₉/μ_max at depth 1 (7.0e-4)", chaos[1][9] / chaos[1][1], 7.0e-4, rtol=0.03)
+nh.check_close("tanh, σ_w = 1.5: μ₉/μ_max at depth 12 (0.058)", chaos[12][9] / chaos[12][1], 0.058, rtol=0.03)
+
+# %% [markdown]
+# ### The comparison table
+#
+# Everything so far, for ReLU and tanh as the chapter compares them (bias-free unless a row says otherwise; the
+# numbers are this lesson's, checked in its check cells; "one layer" means one hidden layer):
+#
+# | property | ReLU | tanh |
+# |---|---|---|
+# | homogeneity | $\Theta(ax, bx') = ab\,\Theta(x, x')$ for $a, b > 0$; a bias breaks it | none: linear near 0, saturates far out |
+# | small inputs | same shape at every scale | the linear network's kernel (two layers, $\sigma_w = 1.5$: to 0.5 % at $a = 0.01$) |
+# | normalized kernel vs input scale | independent of the scale | one layer's NNGP: $\cos\theta$ for small inputs, arcsine $1 - 2\theta/\pi$ for large ones |
+# | kernel at $\theta = 0$ | a corner, $1 - c\lvert\theta\rvert$ | smooth |
+# | circle spectrum, one layer | $\mu_k \propto k^{-2}$ (local exponent 2.00 at $k = 40$); $k^{-d}$ on $S^{d-1}$, at every depth | faster than any power, not geometric: $\mu_{k+2}/\mu_k$ rises 0.19 → 0.25 from $k = 13$ to 23 (erf: geometric, ratio → $r^2 = 0.146$) |
+# | modes present without bias | $k = 0, 1$ and even $k$ at one layer; all $k$ from two layers ($\mu_3/\mu_1 = 0.083$ at two) | odd $k$ only, at every depth |
+# | depth | $\Theta(x, x) = 2(L + 1)$ at $\sigma_w^2 = 2$; normalized NTK at 60°: 0.471 → 0.363 (1 → 12 layers) | $\sigma_w < 1$: $\Theta \to 0$; $\sigma_w = 1$: $\Theta(x, x) \to \tfrac12$; $\sigma_w > 1$: correlations → 0 (0.388 → 0.098 at 60° for $\sigma_w = 1.5$) and the spectrum spreads |
+# | what a bias is needed for | odd modes $k \ge 3$ at one layer | any even function (next sections) |
+#
 # ## Spectral bias = per-mode learning speed
 #
-# Train the infinitely wide network by gradient flow on 256 equally spaced points of the circle, with squared loss.
-# On training points, starting from $f_0 = 0$ (the mean over initializations), $f_t = (I - e^{-\eta K t/n})\,y$ (lesson 07);
-# on the circle $K$ is circulant, so the residual of
-# Fourier mode $k$ decays like $e^{-\eta\lambda_k t/n}$ with $\lambda_k = n\mu_k$: each frequency has its own clock.
+# Why do the $\mu_k$ matter? Train the infinitely wide network by gradient flow with learning rate $\eta$ on the
+# squared loss $\tfrac1{2n}\sum_i (f(x_i) - y_i)^2$. In the kernel regime (infinite width, the NTK stays fixed), the
+# chain rule gives $\partial_t f(x) = \nabla_\theta f(x) \cdot \partial_t\theta = -\tfrac{\eta}{n}\sum_i \Theta(x,
+# x_i)(f(x_i) - y_i)$. On the training inputs the residual $r = f - y$ therefore obeys $\partial_t r =
+# -\tfrac\eta n K r$, so $r_t = e^{-\eta K t/n}\,r_0$. Take $n = 256$ equally spaced points of the circle (uniform
+# data, so $K$ is circulant and its eigenvectors are the Fourier modes, with eigenvalues $n\mu_k$) and start from
+# $f_0 = 0$, the **mean** network over initializations (one random network starts elsewhere; the mean of $r$ obeys
+# the same equation). Then the residual in mode $k$ decays like $e^{-\eta\mu_k t}$: each frequency has its own clock.
 
 # %%
 n = 256
@@ -316,193 +490,358 @@ K = nh.mlp(1, "relu").kernel(x_circle).ntk
 eigenvalues, eigenvectors = torch.linalg.eigh(K)
 times = np.geomspace(1e-1, 1e5, 60)
 
+
 def residual_of_mode(t, f):
-    residual = eigenvectors @ (torch.exp(-eigenvalues * t / n) * (eigenvectors.T @ target))      # y - f_t
-    return float(2 * (residual * torch.cos(f * theta_train)).mean())                     # its cos(f θ) part
+    residual = eigenvectors @ (torch.exp(-eigenvalues * t / n) * (eigenvectors.T @ target))   # y − f_t, η = 1
+    return float(2 * (residual * torch.cos(f * theta_train)).mean())                        # its cos(fθ) part
 
-curves = {f: [residual_of_mode(t, f) for t in times] for f in frequencies}
-mu = (torch.fft.rfft(K[0]).real / n).numpy()        # this Gram matrix's μ_k (≈ the 2048-point ones above)
-fig, ax = plt.subplots()
-for f, c in curves.items():
-    line, = ax.semilogx(times, c, label=f"mode k = {f}: gradient flow")
+
+curves = {f: np.array([residual_of_mode(t, f) for t in times]) for f in frequencies}
+mu = (torch.fft.rfft(K[0]).real / n).numpy()        # this Gram matrix's μ_k
+fig, ax = plt.subplots(figsize=(8, 4))
+for f, curve in curves.items():
+    line, = ax.semilogx(times, curve, label=nh._("mode k = {k}: gradient flow").format(k=f))
     ax.semilogx(times[::3], np.exp(-mu[f] * times[::3]), "o", mfc="none", ms=5, color=line.get_color(),
-                label=f"mode k = {f}: exp(−μ_k t)")
-ax.set_xlabel("training time t (η = 1)")
-ax.set_ylabel("residual in mode k")
-ax.legend(fontsize=9)
+                label=nh._("mode k = {k}: exp(−μ_k t)").format(k=f))
+ax.set_xlabel(nh._("training time t (η = 1)"))
+ax.set_ylabel(nh._("residual in mode k"))
+ax.set_title(nh._("ReLU learns k = 1 first, k = 10 about 200 times later: spectral bias"))
+ax.legend(fontsize=8)
 plt.show()
+half_life = {f: float(times[np.argmax(curve < 0.5)]) for f, curve in curves.items()}
+print(nh._("time to halve each mode's residual: k = 1: {one:.3g}, k = 4: {four:.3g}, k = 10: {ten:.3g}")
+      .format(one=half_life[1], four=half_life[4], ten=half_life[10]))
 
-# %%
-half_life = {f: float(times[np.argmax(np.array(c) < 0.5)]) for f, c in curves.items()}
-print(nh._("time to halve each mode's residual: {times}").format(
-    times={f: f"{t:.3g}" for f, t in half_life.items()}))
-assert half_life[1] < half_life[4] < half_life[10], f"higher modes should be slower, half-lives {half_life}"
-formula_gap = max(float(np.abs(np.array(curves[f]) - np.exp(-mu[f] * times)).max()) for f in frequencies)
-assert formula_gap < 1e-9, f"each mode decays like exp(-μ_k t) (residuals start at 1): gap {formula_gap:.1e}"
+# %% tags=["check"]
+nh.check_close("each mode decays like exp(−μ_k t) (residuals start at 1)",
+               np.concatenate([curves[f] - np.exp(-mu[f] * times) for f in frequencies]), np.zeros(180),
+               atol=1e-9)
+nh.check_close("μ₁/μ₁₀ of the ReLU NTK on 256 points (235)", mu[1] / mu[10], 235, rtol=0.01)
+nh.check_between("half-life of mode 10 / mode 1 (about μ₁/μ₁₀; the time grid has 10 points per decade)",
+                 half_life[10] / half_life[1], 235 / 1.3, 235 * 1.3)
+nh.check_that("higher modes are slower", half_life[1] < half_life[4] < half_life[10], measured=half_life,
+              expected="k = 1 < 4 < 10")
 
 # %% [markdown]
+# ReLU's polynomial decay makes high frequencies slow, not impossible: that is spectral bias (Basri et al. 2019;
+# Bietti & Mairal 2019). A kernel whose $\mu_k$ falls faster learns high frequencies far more slowly still; and a
+# mode with $\mu_k = 0$ is never learned.
+#
 # ## The parity pitfall
 #
-# With no biases, erf and tanh are odd functions, and so is every network built from them: $f(-x) = -f(x)$. Its
-# kernels are odd in each argument, so kernel regression can only produce **odd functions**. When the training
-# inputs come in mirror pairs ($x$ and $-x$), as here, it fits the **odd part** of the target and ignores the even
-# part. Without mirror pairs it can fit any training values: trained on $x > 0$ only, it fits $x^2$ there and
-# predicts $-x^2$ for $x < 0$ (last check of this section). Fit $y = x^2 + x/2$ (even part $x^2$, odd part $x/2$)
-# on 21 inputs in $[-2, 2]$:
+# Without biases, tanh is odd and so is every network built from it: $f(-x) = -f(x)$. Its kernels are odd in each
+# argument, so kernel regression can only produce **odd functions**. When the training inputs come in mirror pairs
+# ($x$ and $-x$), as here, it fits the odd part of the target and drops the even part. We fit $y = x^2 + x/2$ (even
+# part $x^2$, odd part $x/2$) on 21 inputs in $[-2, 2]$, with a two-layer tanh network ($\sigma_w = 1.5$) with and
+# without a bias. The bias-free Gram matrix annihilates every even target vector, so the regression needs a small
+# ridge ($10^{-4}$).
 
 # %%
 x_fit = torch.linspace(-2, 2, 21, dtype=torch.float64)[:, None]
 x_plot = torch.linspace(-2.5, 2.5, 201, dtype=torch.float64)[:, None]
-target = lambda x: x[:, 0] ** 2 + x[:, 0] / 2
-nets = {"erf, no bias": nh.mlp(2, "erf", sigma_w=1.5),
-        "erf, σ_b = 0.5": nh.mlp(2, "erf", sigma_w=1.5, sigma_b=0.5)}
-grams = {name: net.kernel(torch.cat([x_fit, x_plot])).ntk for name, net in nets.items()}
+parabola = lambda x: x[:, 0] ** 2 + x[:, 0] / 2
+parity_nets = {nh._("tanh, no bias"): nh.mlp(2, "tanh", sigma_w=1.5),
+               nh._("tanh, σ_b = 0.5"): nh.mlp(2, "tanh", sigma_w=1.5, sigma_b=0.5)}
+grams = {name: (net.kernel(x_fit).ntk, net.kernel(x_plot, x_fit).ntk) for name, net in parity_nets.items()}
+
 
 def fit(name, y):
-    K = grams[name]
-    return nh.kernel_regression(K[:21, :21], K[21:, :21], y, ridge=1e-4)
+    train, test_train = grams[name]
+    return nh.kernel_regression(train, test_train, y, ridge=1e-4)
 
-predictions = {name: fit(name, target(x_fit)) for name in nets}
-fig, ax = plt.subplots()
-ax.plot(x_plot, target(x_plot), "k--", lw=1, label="target x² + x/2")
-ax.plot(x_plot, x_plot[:, 0] / 2, "k:", lw=1.5, zorder=3, label="its odd part x/2")
+
+predictions = {name: fit(name, parabola(x_fit)) for name in parity_nets}
+fig, ax = plt.subplots(figsize=(8, 4))
+ax.plot(x_plot, parabola(x_plot), "k--", lw=1, label=nh._("target x² + x/2"))
+ax.plot(x_plot, x_plot[:, 0] / 2, "k:", lw=1.5, zorder=3, label=nh._("its odd part x/2"))
 for name, p in predictions.items():
-    ax.plot(x_plot, p, label=f"NTK regression, {name}")
-ax.plot(x_fit, target(x_fit), "ko", ms=4, label="training points")
-ax.set_xlabel("input x")
-ax.set_ylabel("prediction f(x)")
-ax.legend()
+    ax.plot(x_plot, p, label=nh._("NTK regression, {name}").format(name=name))
+ax.plot(x_fit, parabola(x_fit), "ko", ms=4, label=nh._("training points"))
+ax.set_xlabel(nh._("input x"))
+ax.set_ylabel(nh._("prediction f(x)"))
+ax.set_title(nh._("Without a bias, tanh keeps the odd part x/2 and drops x²"))
+ax.legend(fontsize=9)
 plt.show()
-
-# %% [markdown]
-# On mirror-symmetric inputs the bias-free Gram matrix annihilates every even target vector (it is singular), so
-# the regression needs a small ridge ($10^{-4}$ here). The even part then contributes nothing but rounding errors,
-# which the ridge amplifies by $10^4$: around $10^{-10}$ of the prediction's size, far below anything visible (the
-# checks below allow $10^{-8}$).
-
-# %%
-odd = predictions["erf, no bias"]
-asymmetry = float((odd + odd.flip(0)).abs().max() / odd.abs().max())
-even_only = float(fit("erf, no bias", x_fit[:, 0] ** 2).abs().max() / (x_fit[:, 0] ** 2).abs().max())
-odd_part_gap = float((odd - x_plot[:, 0] / 2)[50:151].abs().max())          # on the training range [-2, 2]
-errors = {name: float(((p - target(x_plot)) ** 2).mean()) for name, p in predictions.items()}
-print(nh._("no bias: f(−x) = −f(x) to better than 1e-8 of max|f|: {odd}; the even part x² alone gives a "
-           "prediction below 1e-8 of its size: {dropped}").format(
-    odd=asymmetry < 1e-8, dropped=even_only < 1e-8))
-print(nh._("no bias: max |f(x) − x/2| on [−2, 2] = {gap:.1e}").format(gap=odd_part_gap))
+errors = {name: float(((p - parabola(x_plot)) ** 2).mean()) for name, p in predictions.items()}
 print(nh._("mean squared error on [−2.5, 2.5]: no bias {without:.3g}, with bias {with_bias:.3g}").format(
-    without=errors["erf, no bias"], with_bias=errors["erf, σ_b = 0.5"]))
-assert asymmetry < 1e-8, f"no bias: odd prediction to 1e-8 of its size expected, measured {asymmetry:.1e}"
-assert even_only < 1e-8, f"no bias: the even part is dropped (below 1e-8) expected, {even_only:.1e}"
-assert odd_part_gap < 0.05, f"no bias: the odd part x/2 is fitted (gap < 0.05) expected, {odd_part_gap:.3f}"
-assert errors["erf, no bias"] > 1 and errors["erf, σ_b = 0.5"] < 0.05, \
-    f"no bias misses x² (error > 1), bias fits (error < 0.05) expected, measured {errors}"
+    without=errors[nh._("tanh, no bias")], with_bias=errors[nh._("tanh, σ_b = 0.5")]))
+
+# %% tags=["check"]
+odd_fit = predictions[nh._("tanh, no bias")]
+asymmetry = float((odd_fit + odd_fit.flip(0)).abs().max() / odd_fit.abs().max())
+nh.check_that("no bias: |f(x) + f(−x)| / max|f| below 1e-8 (odd prediction)", asymmetry < 1e-8,
+              measured=asymmetry, expected="< 1e-8")
+even_alone = float(fit(nh._("tanh, no bias"), x_fit[:, 0] ** 2).abs().max() / 4)
+nh.check_that("no bias: the even part x² alone gives a prediction below 1e-4 of its size", even_alone < 1e-4,
+              measured=even_alone, expected="< 1e-4")
+nh.check_between("no bias: max |f(x) − x/2| on [−2, 2]",
+                 float((odd_fit - x_plot[:, 0] / 2)[50:151].abs().max()), 0, 0.01)
+nh.check_between("no bias: mean squared error (misses x²)", errors[nh._("tanh, no bias")], 1, np.inf)
+nh.check_between("with bias: mean squared error", errors[nh._("tanh, σ_b = 0.5")], 0, 0.05)
 
 # %% [markdown]
-# Without mirror pairs the even part is not lost but reflected. Train the same bias-free network on $y = x^2$ at 20
-# inputs in $[0.1, 2]$ only (ridge $10^{-6}$): it fits $x^2$ there, and oddness then forces $-x^2$ at $-x$.
+# The even part does not vanish from every fit, only from fits on mirror-symmetric inputs. On inputs in $x > 0$ only,
+# a bias-free tanh network fits $x^2$ there, and oddness then forces $-x^2$ at $-x$. Predict before you run it: what
+# will the prediction be at $x = -1$?
 
 # %%
 x_half = torch.linspace(0.1, 2, 20, dtype=torch.float64)[:, None]
-K_half = nets["erf, no bias"].kernel(torch.cat([x_half, x_plot])).ntk
-half_fit = nh.kernel_regression(K_half[:20, :20], K_half[20:, :20], x_half[:, 0] ** 2, ridge=1e-6)
-fig, ax = plt.subplots()
-ax.plot(x_plot, x_plot[:, 0] ** 2, "k--", lw=1, label="target x²")
-ax.plot(x_plot, -x_plot[:, 0] ** 2, "k:", lw=1.5, label="−x² (its odd reflection)")
-ax.plot(x_plot, half_fit, label="NTK regression, erf, no bias")
-ax.plot(x_half, x_half[:, 0] ** 2, "ko", ms=4, label="training points (x > 0 only)")
-ax.set_xlabel("input x")
-ax.set_ylabel("prediction f(x)")
-ax.legend()
+odd_net = parity_nets[nh._("tanh, no bias")]
+half_fit = nh.kernel_regression(odd_net.kernel(x_half).ntk, odd_net.kernel(x_plot, x_half).ntk,
+                                x_half[:, 0] ** 2, ridge=1e-6)
+fig, ax = plt.subplots(figsize=(8, 4))
+ax.plot(x_plot, x_plot[:, 0] ** 2, "k--", lw=1, label=nh._("target x²"))
+left = x_plot[:, 0] < 0
+ax.plot(x_plot[left], -x_plot[left, 0] ** 2, "k:", lw=2.5, label=nh._("−x² for x < 0 (the odd reflection)"))
+ax.plot(x_plot, half_fit, label=nh._("NTK regression, {name}").format(name=nh._("tanh, no bias")))
+ax.plot(x_half, x_half[:, 0] ** 2, "ko", ms=4, label=nh._("training points (x > 0 only)"))
+ax.set_xlabel(nh._("input x"))
+ax.set_ylabel(nh._("prediction f(x)"))
+ax.set_title(nh._("Trained on x > 0, the odd network mirrors x² into −x²"))
+ax.legend(fontsize=9)
 plt.show()
+print(nh._("prediction at x = −1: {value:.3f}").format(value=float(half_fit[60])))
 
-# %%
+# %% tags=["check"]
 xs = x_plot[:, 0]
-fit_gap = float((half_fit - xs ** 2)[(xs >= 0.1) & (xs <= 2)].abs().max())
-mirror_gap = float((half_fit + xs ** 2)[(xs <= -0.1) & (xs >= -2)].abs().max())
-print(nh._("trained on x in [0.1, 2]: max |f(x) − x²| there = {fit_gap:.1e}; "
-           "max |f(x) + x²| on [−2, −0.1] = {mirror_gap:.1e}").format(fit_gap=fit_gap, mirror_gap=mirror_gap))
-assert fit_gap < 0.01 and mirror_gap < 0.01, \
-    f"fits x² for x > 0, −x² for x < 0 (to 0.01) expected, measured {fit_gap:.2e}, {mirror_gap:.2e}"
+nh.check_between("trained on x in [0.1, 2]: max |f(x) − x²| there",
+                 float((half_fit - xs ** 2)[(xs >= 0.1) & (xs <= 2)].abs().max()), 0, 0.01)
+nh.check_between("and max |f(x) + x²| on [−2, −0.1]",
+                 float((half_fit + xs ** 2)[(xs <= -0.1) & (xs >= -2)].abs().max()), 0, 0.01)
+nh.check_close("x_plot[60] is x = −1", float(xs[60]), -1.0, atol=1e-12)
 
 # %% [markdown]
 # ## Explore
 #
-# Choose an activation, a depth and a bias: the circle spectrum $\mu_k$ of the NTK (even $k$: filled, odd $k$: open
-# circles; values below $10^{-12}$ of the largest are rounding noise and not drawn). The printed line says which
-# modes are present and why.
-
-# %%
-LINEAR_PLUS_EVEN = {"relu", "leaky_relu", "gelu"}        # φ(u) = c·u + (an even function of u)
-ODD = {"erf", "tanh"}
-
-def parity_story(activation, depth, sigma_b):
-    if activation == "identity":
-        return (nh._("a linear network: the kernel is a + b·cos θ, so only k = 0 (from the biases) "
-                     "and k = 1 exist")
-                if sigma_b > 0 else nh._("a linear network without bias: the kernel is b·cos θ, only k = 1"))
-    if sigma_b > 0:
-        return nh._("the bias breaks the parity of the input kernel: even and odd modes are all present")
-    if activation in ODD:
-        return nh._("odd activation without bias: f(−x) = −f(x), the kernel is odd, "
-                    "only odd k at every depth")
-    if depth == 1:
-        return nh._("one layer of a 'linear + even' activation: the kernel's odd part is c·cos θ, "
-                    "no odd k ≥ 3")
-    return nh._("two or more layers: the input to layer 2 is no longer odd in cos θ, "
-                "so odd modes k ≥ 3 appear")
-
-def draw_spectrum(activation, depth, sigma_b):
-    mu = circle_spectrum(nh.mlp(depth, activation, sigma_w=1.4, sigma_b=sigma_b), points=512)
-    k = np.arange(1, 100)
-    floor = 1e-12 * np.abs(mu).max()
-    fig, ax = plt.subplots()
-    shown = []
-    for parity, name in [(0, "even k"), (1, "odd k")]:
-        ks = k[k % 2 == parity]
-        values = np.abs(mu[ks])
-        keep = values > floor
-        if keep.any():
-            ax.loglog(ks[keep], values[keep], "o", mfc="none" if parity else None, ms=4, label=name,
-                      color=nh.plotting.PALETTE[parity])                 # even: blue, odd: vermillion
-            shown.append(values[keep])
-    values = np.concatenate(shown)
-    ax.set_ylim(values.min() / 3, values.max() * 3)
-    ax.set_xlim(0.8, 125)                                                 # k = 1 … 99 at every setting
-    ax.set_title(f"{activation}, depth {depth}, σ_b = {sigma_b:.2f}")
-    ax.set_xlabel("frequency k")
-    ax.set_ylabel("eigenvalue μ_k")
-    ax.legend()
-    odd_rel = np.abs(mu[3:100:2]).max() / np.abs(mu).max()
-    even_rel = np.abs(mu[2:100:2]).max() / np.abs(mu).max()
-    present = lambda r: (nh._("present (largest {size:.2g} of μ_max)").format(size=r) if r > 1e-12
-                         else nh._("absent"))
-    print(nh._("{activation}, depth {depth}, σ_b = {sigma_b:.2f}: odd k ≥ 3 {odd}, even k ≥ 2 {even}. "
-               "{story}").format(
-        activation=activation, depth=depth, sigma_b=sigma_b, odd=present(odd_rel), even=present(even_rel),
-        story=parity_story(activation, depth, sigma_b)))
+# Choose an activation, a depth, $\sigma_w$ and a bias: the explorer draws the circle spectrum $\mu_k/\mu_{\max}$ of
+# the NTK, where $\mu_{\max}$ is the largest coefficient (whatever its $k$): even $k$ filled, odd $k$ open, and the
+# noise floor dotted (tanh: quadrature, $10^{-10}\mu_{\max}$; ReLU and erf: rounding, $10^{-13}\mu_{\max}$); nothing
+# below the floor is drawn. For ReLU the dashed guide is $0.3\,k^{-2}$. The line below the figure gives $\mu_{\max}$,
+# three coefficients, the decay statistic (ReLU: the local exponent; tanh and erf: the step ratio at the first and
+# the last pair above the floor) and which modes are present, and why.
 
 # %% tags=["nbval-ignore-output"]
-nh.widgets.live_figure(draw_spectrum, activation=nh.widgets.activation_dropdown("relu"),
-                       depth=nh.widgets.depth_slider(1, max=10),
+nh.widgets.live_figure(course.draw_spectrum,
+                       activation=nh.widgets.activation_dropdown("relu", options=course.ACTIVATIONS),
+                       depth=nh.widgets.depth_slider(1, max=course.MAX_DEPTH),
+                       sigma_w=nh.widgets.sigma_slider("sigma_w", 1.0, min=0.5, max=2.5),
                        sigma_b=nh.widgets.sigma_slider("sigma_b", 0.0, max=1.0))
+
+# %% [markdown]
+# **Predict, then check.**
+#
+# 1. Keep ReLU without bias. Move the depth from 1 to 2: what happens to $\mu_3$? Then, at depth 2, move $\sigma_w$
+#    from 1 to 2: which numbers of the printed line change?
+#
+# <details><summary>Answer</summary>
+#
+# At depth 1, $\mu_3$ is below the floor (it is zero: ReLU is linear + even); at depth 2 it is $0.045\,\mu_{\max}$,
+# with $\mu_{\max} = \mu_0$. Changing $\sigma_w$ changes only $\mu_{\max}$ (0.271 at $\sigma_w = 1$, 17.3 at
+# $\sigma_w = 2$): every ratio stays, because without bias $\sigma_w$ only rescales a homogeneous network. The local
+# exponent stays 2.00.
+#
+# </details>
+#
+# 2. Switch to tanh, $\sigma_w = 1.5$, no bias. Before moving the depth from 1 to 12: will $\mu_9/\mu_{\max}$ grow,
+#    shrink or stay? And at $\sigma_w = 0.8$?
+#
+# <details><summary>Answer</summary>
+#
+# At $\sigma_w = 1.5$ (chaotic) it grows about eighty-fold, from $7.0 \cdot 10^{-4}$ to $0.058$, and the spectrum
+# stays above the floor up to $k = 71$ instead of 37: depth decorrelates the inputs, and a kernel concentrated near
+# $\theta = 0$ has a broad spectrum. At $\sigma_w = 0.8$ (ordered) it barely moves ($1.4 \cdot 10^{-5}$ to $6.3
+# \cdot 10^{-6}$) while $\mu_{\max}$ shrinks from 0.207 to 0.0047: the variance dies out and the network acts more and
+# more like a linear one.
+#
+# </details>
+#
+# 3. tanh, depth 1, $\sigma_w = 1$: move $\sigma_b$ from 0 to 0.3. What appears, and how large is it?
+#
+# <details><summary>Answer</summary>
+#
+# The even modes: $\mu_4/\mu_{\max}$ goes from below the floor to 0.003. The bias breaks the network's oddness, so
+# the kernel is no longer odd in $\cos\theta$. The odd modes barely change ($\mu_3/\mu_{\max}$: 0.041 to 0.036).
+#
+# </details>
+
+# %% tags=["check"]
+def shown(activation, depth, sigma_w, sigma_b, k):
+    """μ_k/μ_max of the explorer at that setting."""
+    mu = course.circle_spectrum(activation, depth, sigma_w, sigma_b)
+    return abs(mu[k]) / np.abs(mu).max()
+
+
+floor = course.ROUNDING_FLOOR
+nh.check_that("question 1: ReLU, depth 1: μ₃/μ_max below the floor", shown("relu", 1, 1.0, 0.0, 3) < floor,
+              measured=shown("relu", 1, 1.0, 0.0, 3), expected="< 1e-13")
+nh.check_close("question 1: ReLU, depth 2: μ₃/μ_max (0.045)", shown("relu", 2, 1.0, 0.0, 3), 0.045, atol=5e-4)
+nh.check_close("question 1: ReLU, depth 2: spectrum / μ_max at σ_w = 2 and 1 (same)",
+               course.circle_spectrum("relu", 2, 2.0) / 17.3, course.circle_spectrum("relu", 2, 1.0) / 0.271,
+               rtol=0.005)
+nh.check_close("question 2: tanh, σ_w = 1.5: μ₉/μ_max at depth 1 (7.0e-4)", shown("tanh", 1, 1.5, 0, 9),
+               7.0e-4, rtol=0.03)
+nh.check_close("question 2: tanh, σ_w = 0.8: μ₉/μ_max at depth 1 (1.4e-5)", shown("tanh", 1, 0.8, 0, 9),
+               1.4e-5, rtol=0.04)
+nh.check_close("question 2: tanh, σ_w = 0.8: μ₉/μ_max at depth 12 (6.3e-6)", shown("tanh", 12, 0.8, 0, 9),
+               6.3e-6, rtol=0.04)
+nh.check_that("question 2: the titles' last k above the floor (37 at depth 1, 71 at depth 12)",
+              "38" in course.title("tanh", 1, 1.5, 0.0) and "72" in course.title("tanh", 12, 1.5, 0.0),
+              measured=[course.title("tanh", 1, 1.5, 0.0), course.title("tanh", 12, 1.5, 0.0)],
+              expected="38, 72")
+nh.check_close("question 2: tanh, σ_w = 0.8: μ_max at depth 1 and 12 (0.207, 0.0047)",
+               [np.abs(course.circle_spectrum("tanh", L, 0.8)).max() / v
+                for L, v in ((1, 0.207), (12, 0.0047))],
+               [1.0, 1.0], rtol=0.01)
+nh.check_close("question 3: tanh, σ_b = 0.3: μ₄/μ_max (0.003)", shown("tanh", 1, 1.0, 0.3, 4), 0.003,
+               atol=2e-4)
+nh.check_close("question 3: μ₃/μ_max without and with the bias (0.041, 0.036)",
+               [shown("tanh", 1, 1.0, 0.0, 3), shown("tanh", 1, 1.0, 0.3, 3)], [0.041, 0.036], atol=5e-4)
+
+# %% [markdown]
+# ## Check your understanding
+#
+# 1. A bias-free ReLU network has $\Theta(x, x') = 0.8$. What is $\Theta(2x, 3x')$? And $\Theta(-x, x')$?
+#
+# <details><summary>Answer</summary>
+#
+# $\Theta(2x, 3x') = 6 \cdot 0.8 = 4.8$ by positive homogeneity. $\Theta(-x, x')$ is not determined by $\Theta(x, x')$:
+# homogeneity holds only for positive factors ($\mathrm{ReLU}(-u) \ne -\mathrm{ReLU}(u)$); it is the kernel at
+# the angle $\pi - \theta$.
+#
+# </details>
+#
+# 2. A bias-free tanh network receives inputs of norm $0.01\sqrt d$. Which simpler network's NTK is its NTK close
+#    to, and why?
+#
+# <details><summary>Answer</summary>
+#
+# The same network with the identity as activation, up to the factor $a^2$: all pre-activations are tiny, and
+# $\tanh u = u - u^3/3 + \dots$ with $\tanh'(0) = 1$. (At $a = 0.01$ the two kernels agree to 0.5 %.)
+#
+# </details>
+#
+# 3. In the spectral-bias experiment, replace ReLU by a bias-free tanh network and keep the target $\cos\theta +
+#    \cos 4\theta + \cos 10\theta$. What happens to the residual in modes 4 and 10?
+#
+# <details><summary>Answer</summary>
+#
+# Nothing: it stays 1 forever. A bias-free tanh kernel is odd, so $\mu_4 = \mu_{10} = 0$, and a mode's residual
+# decays like $e^{-\eta\mu_k t}$. Only mode 1 is learned. A bias (or an even activation) is needed.
+#
+# </details>
+#
+# 4. The one-hidden-layer ReLU NTK on $S^{d-1}$ has $\mu_k \propto k^{-d}$, and degree $k$ has about $k^{d-2}$
+#    harmonics. How fast does the $i$-th largest eigenvalue fall with $i$? Check your formula against $S^2$.
+#
+# <details><summary>Answer</summary>
+#
+# The degrees up to $k$ fill about $k^{d-1}$ places, so $i \sim k^{d-1}$ and $\lambda_i \sim k^{-d} \sim
+# i^{-d/(d-1)}$. On $S^2$ ($d = 3$): $i^{-3/2}$, the staircase of §4.5.2. For large $d$ the exponent approaches
+# $-1$.
+#
+# </details>
+#
+# 5. For the one-layer erf NTK, $r = \rho_0 - \sqrt{\rho_0^2 - 1}$ with $\rho_0 = 1 + 1/(2\sigma_w^2)$. Does a
+#    larger $\sigma_w$ make the decay faster or slower? Why, in terms of the activation?
+#
+# <details><summary>Answer</summary>
+#
+# Slower: $\rho_0 \to 1$ and $r \to 1$ as $\sigma_w$ grows ($r^2 = 0.146$ at $\sigma_w = 1$, 0.372 at $\sigma_w =
+# 2$). Larger weights make the pre-activations larger, and on their scale erf looks more and more like
+# $\operatorname{sign}$, whose kink brings back a slow, power-law-like decay.
+#
+# </details>
+
+# %% tags=["check"]
+nh.check_close("question 5: r² at σ_w = 1 and 2 (0.146, 0.372)",
+               [course.erf_rate(1.0) ** 2, course.erf_rate(2.0) ** 2], [0.146, 0.372], atol=5e-4)
+nh.check_close("question 5: the erf step ratio at k = 25 follows r² at σ_w = 2 as well",
+               course.step_ratio(course.circle_spectrum("erf", 1, 2.0), 25) / course.erf_rate(2.0) ** 2, 1.0,
+               rtol=0.05)
 
 # %% [markdown]
 # ## Summary
 #
-# - ReLU without bias: $\Theta(ax, bx') = ab\,\Theta(x,x')$ (homogeneous, not invariant); biases and saturating
-#   activations break it. The erf kernel depends on $\lVert x\rVert$, $\lVert x'\rVert$ and $x \cdot x'$ (rotation
-#   invariant, not stationary): normalized, it is linear for small inputs (without bias), the arcsine kernel
-#   $1 - 2\theta/\pi$ for large ones, never an RBF.
-# - On the circle the ReLU NTK's eigenvalues fall like $k^{-2}$ (like $k^{-d}$ on $S^{d-1}$); erf's fall
-#   geometrically and, without bias, contain only odd $k$.
-# - With **one** hidden bias-free ReLU layer the NTK has no odd modes $k \geq 3$ (ReLU = linear + even part); from
-#   two layers on they appear ($\mu_3/\mu_1 \approx 0.083$ at depth 2) and grow with depth relative to $\mu_1$; a bias
-#   brings them in at any depth.
-# - Each mode is learned at its own rate $\mu_k$: that is spectral bias, for ReLU too.
-# - Bias-free odd activations can only represent odd functions: on mirror-symmetric training inputs they keep a
-#   target's odd part and drop its even part.
+# - Bias-free ReLU networks are positively homogeneous, $\Theta(ax, bx') = ab\,\Theta(x, x')$; a bias breaks it, and
+#   tanh is linear near 0 and saturates far out, so its normalized kernel changes with the input scale (one layer's
+#   NNGP: from $\cos\theta$ to the arcsine kernel).
+# - The activation's smoothness sets the eigen-decay: ReLU's corner gives $\mu_k \propto k^{-2}$ on the circle
+#   ($k^{-d}$ on $S^{d-1}$, $i^{-3/2}$ by index on $S^2$); erf decays geometrically at the rate $r$ of its closed
+#   form; tanh faster than any power but at no fixed geometric rate.
+# - Parity decides which modes exist: bias-free tanh only odd $k$ (it fits only odd functions), bias-free ReLU no
+#   odd $k \ge 3$ at one layer but all of them from two layers; a bias brings in every mode.
+# - Depth: ReLU's NTK grows linearly and keeps its $k^{-2}$; tanh's depends on $\sigma_w$: it vanishes (ordered),
+#   tends to ½ (the boundary $\sigma_w = 1$), or decorrelates inputs and spreads its spectrum (chaotic).
+# - In the kernel regime, on uniform data, mode $k$ is learned at the rate $\eta\mu_k$: spectral bias, for ReLU too.
+
+# %% [markdown]
+# ## For readers of chapter 4
+#
+# <details><summary>§4.5.1: "scale invariance" of ReLU kernels (errata A24)</summary>
+#
+# **The text says:** on the sphere the ReLU kernel depends only on the angle, so it is scale invariant, and
+# $\Theta(ax, bx') \ne ab\,\Theta(x, x')$.
+#
+# **What is true:** without biases the ReLU kernels are positively homogeneous, $\Theta(ax, bx') = ab\,\Theta(x, x')$
+# for $a, b > 0$ (§4.5.1, checked to $10^{-12}$); only the normalized kernel is scale invariant, and a bias breaks
+# homogeneity. Depending only on the angle on the sphere is not special to ReLU: every MLP with i.i.d. Gaussian
+# weights has a rotation-invariant kernel. [errata A24](../ERRATA.md#a24)
+#
+# </details>
+#
+# <details><summary>§4.5.1: tanh and erf kernels "closer to an RBF kernel" (errata A25)</summary>
+#
+# **The text says:** tanh and erf kernels depend on the magnitudes as well as the angle, are smoother, and are closer
+# to an RBF kernel.
+#
+# **What is true:** the magnitude dependence and the smoothness are right; "closer to an RBF" has no precise meaning.
+# An RBF kernel is stationary (a function of $x - x'$); the erf and tanh kernels are rotation invariant but not
+# stationary (shift test in §4.5.1), and for large inputs the normalized one-layer NNGP tends to the scale-invariant
+# arcsine kernel $1 - 2\theta/\pi$. [errata A25](../ERRATA.md#a25)
+#
+# </details>
+#
+# <details><summary>§4.5.2: eigen-decay and the missing modes (errata A26)</summary>
+#
+# **The text says:** the eigenvalues decay exponentially for tanh/erf and polynomially for ReLU.
+#
+# **What is true, with conditions:** ReLU's decay is polynomial ($k^{-d}$ on $S^{d-1}$); erf's is geometric (rate
+# $r$ from its closed form); tanh's is faster than any power but not geometric (its step ratio keeps rising). The
+# text also omits parity: bias-free tanh and erf kernels contain only odd frequencies, so such networks fit only odd
+# functions; and the "missing odd modes" of bias-free ReLU hold for one hidden layer only ($\mu_3/\mu_1 = 0.083$ at
+# two). [errata A26](../ERRATA.md#a26)
+#
+# </details>
+#
+# <details><summary>§4.5.2: ReLU "can learn high frequencies effectively" (errata A27)</summary>
+#
+# **The text says:** because its eigenvalues decay only polynomially, ReLU learns high frequencies effectively.
+#
+# **What is true:** ReLU still has spectral bias. In the kernel regime, on uniform data, mode $k$ is learned at the
+# rate $\eta\mu_k$, and $\mu_k$ falls like $k^{-d}$: on the circle mode 10 takes about 200 times longer than
+# mode 1 ($\mu_1/\mu_{10} = 235$) (Basri et al. 2019; Bietti & Mairal 2019). [errata A27](../ERRATA.md#a27)
+#
+# </details>
+#
+# <details><summary>§4.5.3: the empty comparison table (errata A28)</summary>
+#
+# **The text says:** it announces a table comparing ReLU and tanh, and leaves it empty.
+#
+# **What is true:** the table of §4.5.3 above fills it, with the numbers this lesson measures: homogeneity, the
+# small- and large-input limits, the corner and its $k^{-2}$ spectrum against tanh's faster decay, the modes present,
+# depth (order, the boundary $\sigma_w = 1$, chaos), and what a bias is needed for. [errata A28](../ERRATA.md#a28)
+#
+# </details>
+#
+# <details><summary>Exercise 4.4: "ReLU is preferred because of scale invariance" (errata A29, A31)</summary>
+#
+# **The text says:** the exercise asks why ReLU is preferred for its scale invariance.
+#
+# **What is true:** the premise is A24's error: ReLU kernels are homogeneous, not scale invariant. The exercise is
+# re-posed in `exercises/chapter4/ex4_4_relu_vs_erf.ipynb`. [errata A29](../ERRATA.md#a29)
+#
+# </details>
 #
 # **Exercises:** 4.4 (ReLU vs erf: homogeneity, eigen-decay, parity) and 4.8 (activation and double descent).
 #
-# **Next:** [07 · Training dynamics](07_training_dynamics.ipynb)
+# **Previous:** [05b · Parameterization](05b_parameterization.ipynb) · **Next:** [07 · Training dynamics](07_training_dynamics.ipynb)

@@ -1,19 +1,20 @@
 # %% [markdown]
-# # 06 · 激活函数：齐次性、特征值衰减、频谱偏置与奇偶性
+# # 06 · 激活函数：ReLU 与 tanh 的对照，从齐次性到频谱偏置
 # [在 Colab 中打开](https://colab.research.google.com/github/ntk-notebooks/ntk-notebooks/blob/main/notebooks/zh/06_activations.ipynb) · [Binder](https://mybinder.org/v2/gh/ntk-notebooks/ntk-notebooks/HEAD?labpath=notebooks%2Fzh%2F06_activations.ipynb)（在 Colab 上，要让图和滑块显示中文，请先运行 `%pip install mplfonts==0.0.11` 和 `%env NTK_LESSON_LANGUAGE=zh`）
 # （[English version / 英文版](../06_activations.ipynb)）
 #
 # *教材第 4.5 节。*
 #
 # **本课内容**
-# - 4.5.1：ReLU 核是正**齐次**的，而不是尺度不变的；erf 和 tanh 既不齐次，也不尺度不变。erf 核也不是什么“类 RBF”核：
-#   它依赖于两个输入的范数和内积，而不依赖于它们的差，并且在输入很大时趋于反正弦核；
-# - 4.5.2：核的特征值在圆周和球面上衰减得有多快（ReLU 按多项式衰减，erf 按几何级数衰减），
-#   以及为什么这一衰减决定了每个频率被学会的**速度**（频谱偏置）；
-# - 核究竟含有哪些频率：单个无偏置的 ReLU 层除 $k = 1$ 外没有奇数模态，更深的网络则有；
-# - 奇偶性陷阱：没有偏置时，erf 和 tanh 网络只能表示**奇**函数。
+# - 4.5.1：为什么无偏置 ReLU 网络的核是**正齐次**的，$\Theta(ax, bx') = ab\,\Theta(x, x')$，
+#   以及 tanh 和 erf 的核又如何依赖于输入的大小；
+# - 4.5.2：激活函数的光滑程度如何决定核特征值的衰减：ReLU 是幂律，tanh 和 erf 比任何幂次都快；
+#   以及为什么这个衰减就是每个频率被学到的速度；
+# - 一个核究竟含有哪些频率：无偏置的 ReLU 要两层才有奇数频率，无偏置的 tanh 只有奇数频率，
+#   因而只能拟合奇函数；
+# - 4.5.3：ReLU 与 tanh 的对照表，包括深度对二者各自的影响。
 #
-# **预备知识：** 第 01–02 课。
+# **预备知识：** 第 01–02 课（NTK 及其逐层递归）。
 
 # %%
 # On Colab (or any Jupyter without this course's package) this installs it (once); here it does nothing.
@@ -30,277 +31,453 @@ import matplotlib.pyplot as plt
 import numpy as np
 import torch
 import ntk_helpers as nh
+from ntk_helpers.course import activations as course     # this lesson's spectra, picture and explorer
 
 nh.plotting.use_style()
+PALETTE = nh.plotting.PALETTE
+SQRT2 = math.sqrt(2)
 
 # %% [markdown]
-# ## 4.5.1 齐次性的正确理解
+# ## 一图看懂
 #
-# > **教材原文：** 输入归一化到单位球面上时，ReLU 的核「仅依赖于输入向量的夹角」，
-# > 这「赋予了 ReLU NTK 一种内在的尺度不变性」：$\Theta(ax, bx') \neq ab\,\Theta(x, x')$。  
-# > **正确的说法：** 没有偏置时，ReLU 是正齐次的，由它构造的每个核也都是正齐次的：
-# > 对 $a, b > 0$ 有 $\Theta(ax, bx') = ab\,\Theta(x,x')$。只有*归一化*之后的核才是尺度不变的。
-# > 偏置会破坏齐次性；erf 和 tanh 从来就不是齐次的（它们会饱和）。在球面上只依赖于夹角，也并非 ReLU 所特有：
-# > 权重为独立同分布高斯变量的 MLP，其核只通过 $\lVert x\rVert$、$\lVert x'\rVert$ 和 $x \cdot x'$ 依赖于输入，
-# > 因此在球面上只依赖于夹角。
-#
-# 在一组尺度网格上计算比值 $\Theta(ax, bx') / (ab\,\Theta(x,x'))$：
+# 激活函数 $\phi$ 只通过两个高斯平均进入 NTK：$\mathbb E[\phi(u)\phi(v)]$ 和
+# $\mathbb E[\phi'(u)\phi'(v)]$（第 02 课）。ReLU 在 $0$ 处的折点使它的核在两个输入重合处出现一个尖角，
+# 而尖角的代价是特征值的幂律尾巴；tanh 是光滑的，它的特征值比任何幂次衰减得都快。
 
 # %%
-pair = nh.sphere(2, d=4, seed=0)
-scales = np.geomspace(0.25, 4, 9)
-cases = {"ReLU, no bias": nh.mlp(2, "relu"), "ReLU, σ_b = 0.5": nh.mlp(2, "relu", sigma_b=0.5),
-         "erf": nh.mlp(2, "erf", sigma_w=1.5), "tanh": nh.mlp(2, "tanh", sigma_w=1.5)}
-ratio = {}
-for name, net in cases.items():
+course.idea_figure()
+plt.show()
+
+# %% [markdown]
+# 左：两个激活函数。中：一个隐藏层（无偏置）的 NTK，取圆周上的一点 $x$ 与夹角为 $\theta$ 的点 $x'$，
+# 除以它在 $\theta = 0$ 处的值，$\theta$ 走满一整圈 $\theta \in [-\pi, \pi]$：
+# ReLU 的曲线在 $\theta = 0$ 处有尖角，tanh 的是圆滑的（小图放大了
+# $\lvert\theta\rvert < 0.3$ 的部分）。右：核在圆周上的特征值 $\mu_k$，每个频率 $k$ 一个（定义见 §4.5.2），
+# 除以其中最大的 $\mu_{\max}$。虚线
+# $0.3\,k^{-2}$ 是斜率为 $-2$ 的参考线，常数取得让它贴近 ReLU 的点。tanh 只显示奇数
+# $k$，并在 $k = 25$ 处截止：它的偶数阶特征值恰好为零（§4.5.2），而低于 $10^{-10}\mu_{\max}$ 的
+# 值是数值积分的误差，不是频谱（两点都在 §4.5.2 解释）。
+#
+# ## 4.5.1 齐次性，以及 tanh 用什么代替它
+#
+# ReLU 是**正齐次**的：对 $c > 0$，$\mathrm{ReLU}(cu) = c\,\mathrm{ReLU}(u)$ 且 $\mathrm{ReLU}'(cu) =
+# \mathrm{ReLU}'(u)$。没有偏置时，把输入缩放为 $x \to ax$ 会把每个预激活都乘以 $a$，
+# 于是每一层的前向信号乘以 $a$，反向信号不变。NTK 是两者乘积之和，每个输入各贡献一个因子，因此
+#
+# $$\Theta(ax, bx') = ab\,\Theta(x, x'), \qquad \Sigma(ax, bx') = ab\,\Sigma(x, x') \qquad (a, b > 0,\ \sigma_b = 0).$$
+#
+# 只有*归一化*的核 $\Theta(x, x')/\sqrt{\Theta(x,x)\Theta(x',x')}$ 才是尺度不变的。偏置会加上一个
+# 不随尺度变化的项；tanh 和 erf 则根本不是齐次的：在 $0$ 附近它们是线性的（$\tanh u \approx
+# u$），$u$ 很大时它们饱和于 $\pm 1$。
+#
+# 实验：两个相距 $60°$ 的输入，一起乘以 $a$。对每个网络画出 $\Theta(ax, ax')/(a^2
+# \Theta(x, x'))$：当且仅当核是齐次的，它在每个 $a$ 处都等于 1。
+
+# %%
+pair = nh.pair_at_angle(math.radians(60), d=2)                 # |x|² = d
+scales = np.geomspace(0.01, 10, 16)
+networks = {nh._("ReLU, no bias"): nh.mlp(2, "relu"), nh._("ReLU, σ_b = 0.5"): nh.mlp(2, "relu", sigma_b=0.5),
+            "tanh": nh.mlp(2, "tanh", sigma_w=1.5), "erf": nh.mlp(2, "erf", sigma_w=1.5)}
+scaled = {}
+for name, net in networks.items():
     base = float(net.kernel(pair[:1], pair[1:]).ntk)
-    ratio[name] = np.array([[float(net.kernel(a * pair[:1], b * pair[1:]).ntk) / (a * b * base)
-                             for b in scales] for a in scales])
-fig, axes = plt.subplots(1, 4, figsize=(13, 3.4))
-for ax, (name, r) in zip(axes, ratio.items()):
-    image = ax.imshow(np.log(r), cmap="RdBu_r", vmin=-3, vmax=3, origin="lower")
-    ax.set_title(name)
-    ax.set_xticks([0, 4, 8], ["¼", "1", "4"])
-    ax.set_yticks([0, 4, 8], ["¼", "1", "4"])
-    ax.set_xlabel("b (scale of x′)")
-    ax.grid(False)
-axes[0].set_ylabel("a (scale of x)")
-axes[0].text(4, 4, "ratio 1\nat every (a, b):\nhomogeneous", ha="center", va="center", fontsize=11)
-plt.colorbar(image, ax=axes, label="log Θ(ax,bx′)/(ab Θ(x,x′))", shrink=0.85)
+    scaled[name] = np.array([float(net.kernel(a * pair[:1], a * pair[1:]).ntk) / (a * a * base)
+                             for a in scales])
+linear_limit = float(nh.mlp(2, "identity", sigma_w=1.5).kernel(pair[:1], pair[1:]).ntk) / \
+    float(networks["tanh"].kernel(pair[:1], pair[1:]).ntk)
+fig, ax = plt.subplots(figsize=(8, 4))
+for (name, ratio), marker in zip(scaled.items(), "os^v"):
+    ax.loglog(scales, ratio, marker + "-", ms=4, label=name)
+ax.axhline(linear_limit, color="k", ls=":", lw=1,
+           label=nh._("tanh's small-input limit: the linear network"))
+ax.set_xlabel(nh._("input scale a"))
+ax.set_ylabel("Θ(ax, ax′) / (a² Θ(x, x′))")
+ax.set_title(nh._("Only bias-free ReLU stays at 1: tanh is linear near 0 and saturates far out"))
+ax.legend(fontsize=9)
 plt.show()
 
-# %%
-log_gap = {name: float(np.abs(np.log(r)).max()) for name, r in ratio.items()}
-case_names = {"ReLU, no bias": nh._("ReLU, no bias")}                                 # as printed
-print({case_names.get(name, name): nh._("max |log ratio| = {gap:.2g}").format(gap=g) if g > 1e-10
-       else nh._("1 to 1e-10") for name, g in log_gap.items()})
-assert log_gap["ReLU, no bias"] < 1e-10, \
-    f"ReLU without bias: ratio 1 to 1e-10 expected, measured |log ratio| {log_gap['ReLU, no bias']:.1e}"
-for name in ["ReLU, σ_b = 0.5", "erf", "tanh"]:
-    assert log_gap[name] > 1e-2, f"{name}: not homogeneous (|log ratio| > 0.01) expected, {log_gap[name]:.3g}"
+# %% [markdown]
+# 点线是把 tanh 换成恒等函数的同一网络的 NTK，除以 tanh 网络在 $a = 1$ 处的
+# NTK：对小输入，tanh 的核就是线性网络的核，按 $a^2$ 缩放，因为 $\tanh'(0) =
+# 1$。对大输入曲线下降：饱和的 tanh 既不随输入增长，也不再把梯度传回去。
+# 有偏置时，ReLU 的核在小输入下趋于常数（偏置项），所以比值按 $a^{-2}$ 增长。
+
+# %% tags=["check"]
+grid = [0.25, 1.0, 4.0]
+mixed = [float(networks[nh._("ReLU, no bias")].kernel(a * pair[:1], b * pair[1:]).ntk) / (a * b) for a in grid
+         for b in grid]
+nh.check_close("ReLU, no bias: Θ(ax, bx′)/(ab) for a, b ∈ {¼, 1, 4} is one number",
+               np.array(mixed) / mixed[4], np.ones(9), rtol=1e-12)
+nh.check_close("ReLU, no bias: Θ(ax, ax′)/(a²Θ(x, x′)) over a = 0.01 … 10", scaled[nh._("ReLU, no bias")],
+               np.ones_like(scales), rtol=1e-12)
+nh.check_close("tanh at a = 0.01: the linear network's kernel (ratio)", scaled["tanh"][0] / linear_limit, 1.0,
+               rtol=0.005)
+nh.check_between("tanh at a = 10: far below 1 (saturation)", scaled["tanh"][-1], 0, 0.1)
+nh.check_between("ReLU with σ_b = 0.5 at a = 0.01: the bias dominates (ratio above 10)",
+                 scaled[nh._("ReLU, σ_b = 0.5")][0], 10, np.inf)
 
 # %% [markdown]
-# ### erf 与 tanh：既看范数也看夹角，但与 RBF 毫不相像
+# ### tanh 与 erf：输入的大小决定核的形状
 #
-# > **教材原文：** tanh 和 erf 的核「对输入向量的幅值和角度都敏感」，
-# > 并具有「更平滑、更接近高斯过程（RBF 核）的几何结构」。  
-# > **正确的说法：** 依赖于幅值这一点是对的：Williams (1997) 给出了 erf 核的闭式表达式
-# > $\mathbb E[\operatorname{erf}(u)\operatorname{erf}(v)] = \tfrac2\pi\arcsin\big(2\Sigma_{12}/\sqrt{(1+2\Sigma_{11})(1+2\Sigma_{22})}\big)$，
-# > 范数通过 $\Sigma_{11}$、$\Sigma_{22}$ 进入其中。“更接近 RBF”在这里没有意义：RBF 核只依赖于 $x - x'$
-# > （它是*平稳*核），而 erf 核依赖于 $\lVert x\rVert$、$\lVert x'\rVert$ 和 $x \cdot x'$：
-# > 它是**旋转不变**的（把两个输入一起旋转，核值不变），但不是 $x - x'$ 的函数。
-# > 输入很小时 erf 近乎线性，（无偏置时）归一化核趋于线性核 $\cos\theta$；
-# > 输入很大时 erf 近乎符号函数，归一化 NNGP 核趋于 $\operatorname{sign}$ 的**反正弦核**
-# > $\tfrac2\pi\arcsin(\cos\theta) = 1 - 2\theta/\pi$，这个核是尺度不变的。（[勘误 A25](../../ERRATA.zh.md#a25)）
+# 对无偏置的 tanh 或 erf 网络，齐次性留下来的只是：核仅通过
+# $\lVert x\rVert$、$\lVert x'\rVert$ 和 $x \cdot x'$ 依赖于输入，这对每个权重独立同分布于高斯分布的 MLP 都成立：这些核是
+# **旋转不变**的（两个输入一起旋转，什么都不变）。但它们的*归一化*核现在依赖于
+# 尺度。erf 有闭式（Williams 1997），我们用它，因为它可以达到任何尺度：
 #
-# 实验：对夹角 $\theta$ 取遍各值的输入对，计算单隐藏层 erf 网络的归一化 NNGP 核 $K(ax, ax')/K(ax, ax)$，
-# 并观察它随输入尺度 $a$ 增大如何变化。（归一化 NTK 的极限与此不同。NTK 的第一层项在对角线上按 $a$ 增长，
-# 因为预激活值很大时 $\operatorname{erf}'$ 是窄尖峰：当 $\lVert x\rVert^2 = d$ 时，$\Theta(ax, ax)/a \to 2/\pi$。
-# 而在两个不同方向之间，它保持有界（$\theta = 60°$ 时，对 $a = 10 \dots 1000$ 有 $\Theta(ax, ax') \approx 0.70$），
-# 所以当 $0 < \theta < \pi$ 时归一化 NTK 趋于 0；在 $\theta = \pi$ 处，由于无偏置的核是奇的，它在任何尺度下都等于 $-1$。
-# 下面对这两点都做了检验。）
+# $$\mathbb E[\operatorname{erf}(u)\operatorname{erf}(v)] = \tfrac2\pi\arcsin\frac{2\Sigma_{12}}{\sqrt{(1 + 2\Sigma_{11})
+#   (1 + 2\Sigma_{22})}}.$$
+#
+# 对小输入 erf 是线性的，一个隐藏层的归一化 NNGP 趋于 $\cos\theta$；对大输入
+# erf 趋于 $\operatorname{sign}$，一个隐藏层的归一化 NNGP 趋于 $\operatorname{sign}$ 的**反正弦核**
+# $\tfrac2\pi\arcsin(\cos\theta) = 1 - 2\theta/\pi$。tanh 没有闭式；本软件包
+# 用数值积分计算它，这把预激活的方差限制在 500 以内，所以这里它的最大尺度是
+# $a = 20$。下面是一个隐藏层的归一化 NNGP $K(ax, ax')/K(ax, ax)$，$\sigma_w = 1$。
 
 # %%
-erf_net = nh.mlp(1, "erf", sigma_w=1.0)
 angle = np.linspace(0, math.pi, 61)
-ring = torch.tensor(np.stack([np.cos(angle), np.sin(angle)], 1)) * math.sqrt(2)    # |x|² = d = 2
-input_scales = [0.1, 1.0, 10.0, 1000.0]
-normalized = {a: (erf_net.kernel(a * ring[:1], a * ring).nngp[0]
-                  / erf_net.kernel(a * ring[:1]).nngp[0, 0]).numpy() for a in input_scales}
-fig, ax = plt.subplots(figsize=(10, 4))
-hidden = {0.1: " (under cos θ)", 1000.0: " (under 1 − 2θ/π)"}
-for a, k_norm in normalized.items():
-    ax.plot(angle, k_norm, label=f"erf, input scale a = {a:g}{hidden.get(a, '')}")
-ax.plot(angle, np.cos(angle), "k:", lw=1.5, label="cos θ (linear kernel)")
-ax.plot(angle, 1 - 2 * angle / math.pi, "k--", lw=1.5, label="1 − 2θ/π (arcsine kernel of sign)")
-ax.set_xlabel("angle θ between x and x′ (radians)")
-ax.set_ylabel("normalized NNGP K(ax, ax′) / K(ax, ax)")
-ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1))
+ring = torch.tensor(np.stack([np.cos(angle), np.sin(angle)], 1)) * SQRT2       # |x|² = d = 2
+one_layer = {"erf": nh.mlp(1, "erf", sigma_w=1.0), "tanh": nh.mlp(1, "tanh", sigma_w=1.0)}
+input_scales = {"erf": [0.1, 1.0, 10.0, 1000.0], "tanh": [0.1, 1.0, 3.0, 20.0]}
+normalized = {(name, a): (net.kernel(a * ring[:1], a * ring).nngp[0]
+                          / net.kernel(a * ring[:1]).nngp[0, 0]).numpy()
+              for name, net in one_layer.items() for a in input_scales[name]}
+fig, axes = plt.subplots(1, 2, figsize=(12, 4), sharey=True)
+for ax, name in zip(axes, one_layer):
+    for a, marker in zip(input_scales[name], "os^D"):
+        ax.plot(angle, normalized[name, a], marker, ms=4, mfc="none",
+                label=nh._("input scale a = {a:g}").format(a=a))
+    ax.plot(angle, np.cos(angle), "k:", lw=1.5, label=nh._("cos θ (linear kernel)"))
+    ax.plot(angle, 1 - 2 * angle / math.pi, "k--", lw=1, label=nh._("1 − 2θ/π (arcsine kernel of sign)"))
+    ax.set_xlabel(nh._("angle θ between x and x′ (radians)"))
+    ax.legend(fontsize=8)
+axes[0].set_ylabel(nh._("normalized NNGP K(ax, ax′) / K(ax, ax)"))
+axes[0].set_title(nh._("erf (closed form): from cos θ to the arcsine kernel as a grows"))
+axes[1].set_title(nh._("tanh (quadrature): the same journey"))
 plt.show()
 
-# %%
-to_linear = float(np.abs(normalized[0.1] - np.cos(angle)).max())
-to_arcsine = float(np.abs(normalized[1000.0] - (1 - 2 * angle / math.pi)).max())
-print(f"a = 0.1: max |K_norm − cos θ| = {to_linear:.1e};  "
-      f"a = 1000: max |K_norm − (1 − 2θ/π)| = {to_arcsine:.1e}")
-assert to_linear < 1e-4, f"small inputs: the linear kernel to 1e-4 expected, measured {to_linear:.2e}"
-assert to_arcsine < 1e-3, f"large inputs: the arcsine kernel to 1e-3 expected, measured {to_arcsine:.2e}"
-ntk_growth = float(erf_net.kernel(1000 * ring[:1]).ntk) / 1000
-print(nh._("NTK diagonal at a = 1000: Θ(ax, ax)/a = {growth:.4f} (2/π = {limit:.4f})").format(
-    growth=ntk_growth, limit=2 / math.pi))
-assert abs(ntk_growth * math.pi / 2 - 1) < 0.01, f"Θ(ax, ax)/a → 2/π (1%) expected, measured {ntk_growth:.4f}"
-at_60 = {a: float(erf_net.kernel(a * ring[:1], a * ring[20:21]).ntk) for a in (10.0, 100.0, 1000.0)}   # 60°
-print(nh._("NTK at θ = 60°: Θ(ax, ax′) = {values} / normalized at a = 1000: {normalized:.4f}").format(
-    values={a: round(v, 3) for a, v in at_60.items()}, normalized=at_60[1000.0] / (1000 * ntk_growth)))
-assert all(0.65 < v < 0.75 for v in at_60.values()), f"Θ(ax, ax′) at 60° ≈ 0.70 (bounded) expected, {at_60}"
-
 # %% [markdown]
-# 两个极限都只依赖于夹角，但核本身并不是距离 $\lVert x - x'\rVert$ 的函数：
-# 把两个输入平移同一个向量 $c$（距离不变），核值却变了。
+# $a = 0.1$ 时标记落在 $\cos\theta$ 上，最大的尺度下落在 $1 - 2\theta/\pi$ 上。这两个极限都是
+# 关于**一个隐藏层的 NNGP** 的结论。归一化 NTK 在大尺度下有另一个极限：它的
+# 导数项 $\mathbb E[\operatorname{erf}'(u)\operatorname{erf}'(v)]$ 集中在两个
+# 预激活都接近 0 的地方，因此 $\Theta(ax, ax)$ 按 $a$ 增长，而不同方向之间的 $\Theta(ax, ax')$
+# 保持有界，归一化 NTK 对 $0 < \theta < \pi$ 趋于 0（下面的检验）。而更深的
+# 层会再次施加这个映射，所以反正弦形状也不是深层网络的极限。
+#
+# 旋转不变并不等于*平稳*：平稳核（例如 RBF 核）只依赖于
+# $x - x'$。把两个输入平移同一个向量，它们的距离不变，但 erf 核变了：
 
 # %%
 x_pair = nh.sphere(2, d=3, seed=0)
 shift = torch.tensor([[1.5, -1.0, 0.5]], dtype=torch.float64)
-before = float(erf_net.kernel(x_pair[:1], x_pair[1:]).nngp)
-after = float(erf_net.kernel(x_pair[:1] + shift, x_pair[1:] + shift).nngp)
-distance = float((x_pair[0] - x_pair[1]).norm())
+before = float(one_layer["erf"].kernel(x_pair[:1], x_pair[1:]).nngp)
+after = float(one_layer["erf"].kernel(x_pair[:1] + shift, x_pair[1:] + shift).nngp)
 print(nh._("|x − x′| = {distance:.3f} for both pairs; erf NNGP {before:.3f} before the shift, {after:.3f} "
-           "after").format(distance=distance, before=before, after=after))
-assert abs(after - before) > 0.1 * abs(before), \
-    f"erf kernel is not stationary: a change > 10% expected, measured {abs(after - before) / abs(before):.3f}"
+           "after").format(distance=float((x_pair[0] - x_pair[1]).norm()), before=before, after=after))
+
+# %% tags=["check"]
+nh.check_close("erf, a = 0.1: normalized NNGP = cos θ", normalized["erf", 0.1], np.cos(angle), atol=1e-4)
+nh.check_close("tanh, a = 0.1: normalized NNGP = cos θ", normalized["tanh", 0.1], np.cos(angle), atol=1e-3)
+nh.check_close("erf, a = 1000: normalized NNGP = 1 − 2θ/π", normalized["erf", 1000.0],
+               1 - 2 * angle / math.pi, atol=1e-3)
+nh.check_close("tanh, a = 20: normalized NNGP = 1 − 2θ/π", normalized["tanh", 20.0], 1 - 2 * angle / math.pi,
+               atol=0.03)
+erf_ntk = one_layer["erf"]
+growth = float(erf_ntk.kernel(1000 * ring[:1]).ntk) / 1000
+nh.check_close("erf NTK, a = 1000: Θ(ax, ax)/a → 2/π", growth, 2 / math.pi, rtol=0.01)
+at_60 = [float(erf_ntk.kernel(a * ring[:1], a * ring[20:21]).ntk) for a in (10.0, 100.0, 1000.0)]
+nh.check_between("erf NTK at 60°, a = 10, 100, 1000: bounded (spread)", np.ptp(at_60), 0, 0.05)
+nh.check_between("erf normalized NTK at 60°, a = 1000: near 0", at_60[-1] / (1000 * growth), 0, 0.002)
+nh.check_between("erf NNGP: relative change under the shift", abs(after - before) / abs(before), 0.1, np.inf)
 
 # %% [markdown]
 # ## 4.5.2 圆周上的特征值衰减
 #
-# 在圆周上，点积核 $\kappa(\cos(\theta - \theta'))$ 被傅里叶模态对角化：模态 $k$（$\cos k\theta$、$\sin k\theta$）的特征值为
-# $\mu_k$，即 $\kappa$ 的第 $k$ 个傅里叶系数（Bietti & Mairal 2019；Basri et al. 2019）。
-# 只需对一个点与圆周上 2048 个点之间的核做一次 FFT，就能得到全部 $\mu_k$。
+# 在圆周上，角度为 $\alpha$ 和 $\beta$ 的两点之间的 NTK 是它们之差的函数 $\kappa(\cos(\alpha -
+# \beta))$。这样的核被傅里叶模态对角化：$\cos k\theta$ 和 $\sin k\theta$
+# 是它的积分算子（圆周上的均匀测度）的特征函数，特征值为 $\mu_k$，即
+# $\kappa(\cos\theta)$ 的第 $k$ 个傅里叶系数。这些 $\mu_k$ 是核的 **Mercer 系数**；对一点与 768 个等距点
+# （tanh 用 384 个）之间的核做一次 FFT 就得到它们（`course.circle_spectrum`）。
+#
+# 为什么光滑程度重要？一个函数越光滑，它的傅里叶级数衰减得越快。ReLU 的
+# $\kappa(\cos\theta)$ 有一个尖角，在 $\theta = 0$ 附近 $\kappa \approx \kappa(1)(1 - c\,\lvert\theta\rvert)$，而
+# 尖角使傅里叶系数按 $k^{-2}$ 衰减。在球面 $S^{d-1}$ 上，一个隐藏层的 ReLU
+# NTK 的系数按 $k^{-d}$ 衰减（Bietti & Mairal 2019）；它的函数空间就是 Laplace 核
+# $e^{-\lVert x - x'\rVert}$ 的函数空间（Geifman et al. 2020；Chen & Xu 2021），更深的 ReLU NTK 保持同样的 $k^{-d}$
+# （Bietti & Bach 2021）。光滑的激活函数给出光滑的核：
+#
+# - **erf** 是整函数，它的一个隐藏层的核作为 $\rho = \cos\theta$ 的函数是解析的，直到
+#   上面闭式的奇点 $\rho_0 = 1 + 1/(2q)$（$q$：预激活的方差，这里为 $\sigma_w^2$）。一个
+#   在 $\rho_0 > 1$ 之内解析的函数，其系数按**几何级数**衰减，即 $r^k$，其中 $r = \rho_0 -
+#   \sqrt{\rho_0^2 - 1}$（`course.erf_rate`）。
+# - **tanh** 在 $u = \pm i\pi/2$ 处有极点。它的对偶核 $\sum_n a_n^2\rho^n$（$a_n$ 是激活函数的
+#   Hermite 系数；Daniely et al. 2016）在 $[-1, 1]$ 上光滑，但奇点恰好就在 $\rho = 1$。它的
+#   系数比 $k$ 的任何幂次衰减得都快，但正如我们将要测量的，没有固定的几何速率。
+#
+# 区分这几种衰减的一个统计量是**步比** $\mu_{k+2}/\mu_k$：对幂律它趋于 1
+# （$(k/(k+2))^p \to 1$），对几何衰减它趋于常数 $r^2 < 1$，对介于两者之间的衰减它缓慢地向 1 爬升。
+# 先提醒一点：tanh 的核来自数值积分（对 $z \in
+# [-7, 7]$ 的梯形公式），精度约为核的 $10^{-12}$，所以它低于约
+# $10^{-11}\mu_{\max}$ 的系数是数值积分的误差。我们丢掉 tanh 所有低于 $10^{-10}\mu_{\max}$ 的系数
+# （`course.QUADRATURE_FLOOR`），以及闭式核所有低于 $10^{-13}\mu_{\max}$ 的系数（float64 舍入）。
 
 # %%
-def circle_spectrum(net, points=2048):
-    _, circle = nh.circle(points)                            # (points, 2) with |x|² = d
-    row = net.kernel(circle[:1], circle).ntk[0]              # κ(cos θ) at equally spaced angles
-    return (torch.fft.rfft(row).real / row.numel()).numpy()  # μ_0, μ_1, ...
-
-spectra = {"ReLU": circle_spectrum(nh.mlp(1, "relu")),
-           "ReLU, σ_b² = 0.5": circle_spectrum(nh.mlp(1, "relu", sigma_b=math.sqrt(0.5))),
-           "erf": circle_spectrum(nh.mlp(1, "erf", sigma_w=1.0))}
-k = np.arange(1, 200)
-fig, ax = plt.subplots()
-for name, mu in spectra.items():
-    keep = np.abs(mu[k]) > 1e-14
-    ax.loglog(k[keep], np.abs(mu[k][keep]), ".", label=name)
-ax.loglog(k, 0.3 * (k / 2.0) ** -2.0, "k--", lw=1, label="k⁻²")
-ax.set_xlabel("frequency k")
-ax.set_ylabel("eigenvalue μ_k")
-ax.legend()
+settings = {"ReLU": ("relu", SQRT2), "tanh": ("tanh", 1.0), "erf": ("erf", 1.0)}   # one hidden layer, no bias
+spectra = {name: course.circle_spectrum(act, 1, sigma_w) for name, (act, sigma_w) in settings.items()}
+r_squared = course.erf_rate(1.0) ** 2
+fig, axes = plt.subplots(1, 2, figsize=(13, 4))
+for (name, mu), color in zip(spectra.items(), PALETTE):
+    act = settings[name][0]
+    ks = np.arange(2, 81, 2) if act == "relu" else np.arange(1, 81, 2)      # the modes that are present
+    relative = mu[ks] / np.abs(mu).max()
+    keep = relative > course.noise_floor(act)
+    axes[0].loglog(ks[keep], relative[keep], "o", ms=3, color=color, label=name)
+    pairs = ks[keep][:-1][np.isin(ks[keep][:-1] + 2, ks[keep])]
+    axes[1].semilogx(pairs, [course.step_ratio(mu, k) for k in pairs], "o-", ms=3, color=color, label=name)
+axes[0].loglog(np.arange(2, 81), 0.3 * np.arange(2, 81) ** -2.0, "k--", lw=1, label="0.3 k⁻²")
+axes[0].axhline(course.QUADRATURE_FLOOR, color="0.5", ls=":", label=nh._("tanh's noise floor (10⁻¹⁰ μ_max)"))
+axes[0].set_ylabel("μ_k / μ_max")
+axes[0].set_title(nh._("ReLU falls like k⁻², tanh and erf far faster"))
+axes[1].axhline(r_squared, color=PALETTE[2], ls="--", lw=1, label=nh._("erf: r² from the closed form"))
+axes[1].axhline(1, color="k", ls=":", lw=1, label=nh._("1: the limit of every power law"))
+axes[1].set_ylabel("μ_(k+2) / μ_k")
+axes[1].set_title(nh._("Step ratio: ReLU's climbs to 1, erf's levels at r², tanh's keeps climbing"))
+for ax in axes:
+    ax.set_xlabel(nh._("frequency k"))
+    ax.legend(fontsize=9)
 plt.show()
 
-# %%
-even = np.arange(22, 199, 2)
-relu_slope = np.polyfit(np.log(even), np.log(spectra["ReLU"][even]), 1)[0]
-relu_odd = float(np.abs(spectra["ReLU"][[3, 5, 7]]).max() / spectra["ReLU"][1])
-biased_odd = spectra["ReLU, σ_b² = 0.5"][[3, 5, 7]] / spectra["ReLU, σ_b² = 0.5"][1]
-erf_even = float(np.abs(spectra["erf"][2::2]).max() / spectra["erf"][1])
-odd_k = np.arange(5, 26, 2)
-erf_line = np.polyfit(odd_k, np.log(spectra["erf"][odd_k]), 1)                 # log μ_k ≈ slope·k + c
-erf_off_line = float(np.abs(np.log(spectra["erf"][odd_k]) - np.polyval(erf_line, odd_k)).max())
-print(nh._("ReLU: slope {slope:.3f} on even k; odd μ_3, μ_5, μ_7 below 1e-10 μ_1: {below}").format(
-    slope=relu_slope, below=relu_odd < 1e-10))
-print(nh._("ReLU with bias: odd μ_3, μ_5, μ_7 = {ratios} μ_1").format(ratios=np.round(biased_odd, 4)))
-print(nh._("erf: μ_1, μ_3, μ_5 = {values}; every even μ_k (k ≥ 2) below 1e-12 μ_1: {below}").format(
-    values=spectra["erf"][[1, 3, 5]].round(4), below=erf_even < 1e-12))
-print(nh._("erf, odd k = 5 … 25: log μ_k has slope {slope:.2f} in k (μ_(k+2)/μ_k ≈ {ratio:.2f}), largest "
-           "distance from the line {distance:.2f}").format(slope=erf_line[0], ratio=math.exp(2 * erf_line[0]),
-                                                            distance=erf_off_line))
-assert abs(relu_slope + 2) < 0.05, f"ReLU eigen-decay: slope -2 ± 0.05 expected, measured {relu_slope:.3f}"
-assert relu_odd < 1e-10, f"one ReLU layer, no bias: odd μ_k (k ≥ 3) below 1e-10 μ_1 expected, {relu_odd:.1e}"
-assert biased_odd.min() > 1e-3, \
-    f"ReLU + bias: odd μ_3,5,7 above 1e-3 μ_1 expected, smallest {biased_odd.min():.2e}"
-assert erf_even < 1e-12, f"erf without bias: even μ_k below 1e-12 μ_1 expected, measured {erf_even:.1e}"
-assert erf_line[0] < -0.9 and erf_off_line < 0.25, \
-    f"erf: log μ_k linear in k (slope < -0.9, off the line < 0.25) expected, slope {erf_line[0]:.3f}, " \
-    f"off the line {erf_off_line:.3f}"
+# %% [markdown]
+# 左图中，ReLU 的偶数阶系数沿着 $k^{-2}$ 参考线；tanh 和 erf 的（只有奇数 $k$）向下弯折。
+# 右图中，每个点把一个系数与高两阶的系数相比（只取存在的模态，且在噪声底之上）。
+# erf 的比值稳定在由闭式算出的虚线 $r^2 = 0.146$ 之下一点：这是几何衰减。
+# tanh 的比值一直上升（从 $k = 13$ 处的 0.19 到 $k = 23$ 处的 0.25），而 erf 的已经走平（0.135、0.140）：
+# tanh 的衰减不是几何的，但仍远低于 ReLU 那些趋于 1 的比值。
+
+# %% tags=["check"]
+relu, tanh_mu, erf_mu = spectra["ReLU"], spectra["tanh"], spectra["erf"]
+nh.check_close("ReLU: local exponent log(μ_k/μ_(k+2))/log((k+2)/k) at k = 20 and 40 (2)",
+               [course.local_exponent(relu, k) for k in (20, 40)], [2.0, 2.0], atol=0.03)
+nh.check_close("erf: step ratio at k = 25 / r² of the closed form", course.step_ratio(erf_mu, 25) / r_squared,
+               1.0, rtol=0.05)
+nh.check_between("erf: step ratio at k = 23 / at k = 13 (levelled off)",
+                 course.step_ratio(erf_mu, 23) / course.step_ratio(erf_mu, 13), 1.0, 1.06)
+nh.check_between("tanh: step ratio at k = 23 / at k = 13 (still climbing)",
+                 course.step_ratio(tanh_mu, 23) / course.step_ratio(tanh_mu, 13), 1.2, 1.4)
+nh.check_close("tanh: step ratios at k = 13 and 23 (0.19, 0.25)",
+               [course.step_ratio(tanh_mu, 13), course.step_ratio(tanh_mu, 23)], [0.19, 0.245], atol=0.006)
+nh.check_close("erf: step ratios at k = 13 and 23 (0.135, 0.140)",
+               [course.step_ratio(erf_mu, 13), course.step_ratio(erf_mu, 23)], [0.135, 0.1395], atol=0.002)
+nh.check_between("tanh: μ_25 / μ_max, the last coefficient kept, above the floor",
+                 tanh_mu[25] / tanh_mu[1], 1e-10, 1e-9)
+nh.check_between("tanh: μ_27 / μ_max, below the floor", tanh_mu[27] / tanh_mu[1], 0, 1e-10)
+_, circle = nh.circle(course.POINTS)             # erf by the same quadrature as tanh, against its closed form
+by_quadrature = nh.mlp(1, nh.elementwise(torch.erf, "erf"), sigma_w=1.0).kernel(circle[:1], circle).ntk[0]
+quadrature_error = (torch.fft.rfft(by_quadrature).real / course.POINTS).numpy() - erf_mu
+worst = np.abs(quadrature_error).max() / erf_mu[1]
+nh.check_that("erf by quadrature − closed form: largest coefficient error below 1e-11 μ_max", worst < 1e-11,
+              measured=worst, expected="< 1e-11")
 
 # %% [markdown]
-# > **教材原文：** erf 的特征值谱「衰减得非常快（通常是指数级或超多项式级）」，ReLU 的则按多项式衰减，
-# > 因此 ReLU「能够有效学习和表达高频特征」。  
-# > **正确的说法：** 衰减速率是对的（ReLU NTK 在 $S^{d-1}$ 上有 $\mu_k \asymp k^{-d}$，在圆周上即 $k^{-2}$），
-# > 但 ReLU 同样有频谱偏置：模态 $k$ 的学习速率正比于 $\mu_k$，而 $\mu_k$ 随 $k$ 下降（见后面几节）。
-# > 而且没有偏置时，**单个**隐藏 ReLU 层的 NTK 除 $k = 1$ 外根本没有奇数模态（更深的网络有：见下一个单元格）。
-# > （[勘误 A26](../../ERRATA.zh.md#a26)、[A27](../../ERRATA.zh.md#a27)）
+# ### 哪些模态存在：奇偶性与深度
 #
-# ### 奇数模态与深度
+# 左图中 ReLU 只有偶数 $k$（以及 $k = 1$），tanh 和 erf 只有奇数 $k$。两者都是关于
+# **无偏置**网络的奇偶性事实：
 #
-# 为什么单个无偏置的 ReLU 层没有 $\cos 3\theta$、$\cos 5\theta$、……？把激活函数拆成线性部分和偶部分：
-# $\mathrm{ReLU}(u) = \tfrac u2 + \tfrac{|u|}2$。对相关系数为 $\rho$ 的联合高斯变量 $(u, v)$，交叉项 $\mathbb E[u\,|v|]$ 为零，
-# $\mathbb E[uv]/4$ 是 $\rho$ 的线性函数，而 $\mathbb E[|u|\,|v|]/4$ 是 $\rho$ 的**偶**函数（把 $x'$ 换成 $-x'$ 会使 $v$ 变号，
-# 而 $|v|$ 不变）。同理，由 $\mathrm{ReLU}' = \tfrac12 + \tfrac12\operatorname{sign}$ 得到 $\dot\Sigma = $ 常数加上 $\rho$
-# 的奇函数，它再与线性的输入核相乘。只有一个隐藏层时 $\rho = \cos\theta$，所以 NTK 等于 $c\cos\theta$ 加上
-# $\cos\theta$ 的偶函数：唯一的奇数模态是 $k = 1$。（1 阶反余弦核说的是同一件事：
-# $\tfrac1{2\pi}(\sin\theta + (\pi - \theta)\cos\theta)$ 等于 $\tfrac14\cos\theta$ 加上偶部分，见 Cho & Saul 2009。）
-# 第二层接收到的相关系数是 $\rho_2 = a + b\cos\theta + (\text{偶部分})$，它关于 $\cos\theta$ 不再是奇的；
-# 于是 $\rho_2$ 的偶函数中含有 $\cos\theta$ 的奇次幂，奇次谐波随之出现。
-# Leaky ReLU 和 GELU 也是“线性 + 偶”的形式，情况相同。
+# - tanh 和 erf 是奇函数，所以无偏置网络是奇的，$f(-x) = -f(x)$，它的核对每个
+#   自变量也是奇的：$\kappa(-t) = -\kappa(t)$，$t = \cos\theta$，于是每个偶数阶傅里叶系数都为零，在每个
+#   深度都如此。
+# - ReLU 是“线性 + 偶”：$\mathrm{ReLU}(u) = \tfrac u2 + \tfrac{\lvert u\rvert}2$。对相关系数为 $\rho$ 的
+#   联合高斯 $(u, v)$，交叉项 $\mathbb E[u\,\lvert v\rvert]$ 为零，$\mathbb E[uv]/4$ 是 $\rho$ 的线性函数，
+#   $\mathbb E[\lvert u\rvert\,\lvert v\rvert]/4$ 是 $\rho$ 的偶函数。同样，$\mathrm{ReLU}' = \tfrac12 +
+#   \tfrac12\operatorname{sign}$ 使 $\mathbb E[\phi'\phi']$ 成为常数加上 $\rho$ 的奇函数，它再
+#   乘以线性的输入核。一个隐藏层时 $\rho = \cos\theta$：NTK 是 $c\cos\theta$ 加上 $\cos\theta$ 的
+#   偶函数，唯一的奇数模态是 $k = 1$（Cho & Saul 2009 给出了反余弦核的
+#   闭式）。第二层接收到的相关系数不再是 $\cos\theta$ 的奇函数，于是出现奇数模态
+#   $k \ge 3$。
 #
-# 实验：核的奇部分 $\tfrac12(\kappa(t) - \kappa(-t))$（其中 $t = \cos\theta$）除以 $t$（若奇部分是线性的，结果为常数），
-# 以及 $\mu_3/\mu_1$、$\mu_5/\mu_1$ 随深度的变化。
+# 偏置会同时打破这两种奇偶性。我们测量 1 到 6 个隐藏层的无偏置 ReLU 网络的 $\mu_3/\mu_1$：
 
 # %%
 depths = np.arange(1, 7)
-odd_modes = np.array([circle_spectrum(nh.mlp(int(L), "relu"))[[1, 3, 5]] for L in depths])
-t_circle = np.cos(np.arange(2048) * 2 * math.pi / 2048)
-away = np.abs(t_circle) > 0.1
-
-def odd_part_spread(depth):
-    """Relative spread of (κ(t) − κ(−t)) / 2t over the circle: 0 when the odd part is c·t."""
-    _, circle = nh.circle(2048)
-    row = nh.mlp(depth, "relu").kernel(circle[:1], circle).ntk[0].numpy()
-    ratio = (row - np.roll(row, -1024))[away] / (2 * t_circle[away])       # κ(−t) sits half a turn away
-    return float(np.ptp(ratio) / np.abs(ratio).max())
-
-fig, ax = plt.subplots()
-ax.plot(depths, odd_modes[:, 1] / odd_modes[:, 0], "o-", label="μ₃ / μ₁")
-ax.plot(depths, odd_modes[:, 2] / odd_modes[:, 0], "s-", label="μ₅ / μ₁")
-ax.set_xlabel("number of hidden ReLU layers (no bias)")
-ax.set_ylabel("odd eigenvalue / μ₁")
+odd_ratio = np.array([course.circle_spectrum("relu", int(L), SQRT2)[[3, 5]] / course.circle_spectrum(
+    "relu", int(L), SQRT2)[1] for L in depths])
+fig, ax = plt.subplots(figsize=(7, 3.6))
+ax.plot(depths, odd_ratio[:, 0], "o-", label="μ₃ / μ₁")
+ax.plot(depths, odd_ratio[:, 1], "s-", label="μ₅ / μ₁")
+ax.set_xlabel(nh._("number of hidden ReLU layers (no bias)"))
+ax.set_ylabel(nh._("odd eigenvalue / μ₁"))
+ax.set_title(nh._("One ReLU layer has no odd modes beyond k = 1; from two layers on they grow"))
 ax.legend()
 plt.show()
+print(nh._("μ₃/μ₁ at depth 1: zero (below 1e-12, rounding); at depth 2: {two:.4f}; at depth 6: {six:.3f}")
+      .format(two=odd_ratio[1, 0], six=odd_ratio[-1, 0]))
 
-# %%
-spreads = {L: odd_part_spread(L) for L in (1, 2)}
-print(nh._("odd part / t: constant to 1e-10 with 1 layer: {constant}; varies by {spread:.2f} of its size "
-           "with 2 layers").format(constant=spreads[1] < 1e-10, spread=spreads[2]))
-print(nh._("μ₃/μ₁, μ₅/μ₁ by depth: {ratios}").format(
-    ratios={int(L): f"{m[1] / m[0]:.3f}, {m[2] / m[0]:.3f}" if L > 1 else nh._("0 to 1e-12")
-            for L, m in zip(depths, odd_modes)}))
-assert spreads[1] < 1e-10, f"one layer: odd part exactly linear (spread < 1e-10) expected, {spreads[1]:.1e}"
-assert spreads[2] > 0.1, f"two layers: odd part not linear (spread > 0.1) expected, measured {spreads[2]:.3f}"
-assert abs(odd_modes[0, 1]) < 1e-12 * odd_modes[0, 0], f"one layer: μ₃ = 0 expected, {odd_modes[0, 1]:.1e}"
-ratio_3, ratio_5 = odd_modes[1, 1] / odd_modes[1, 0], odd_modes[1, 2] / odd_modes[1, 0]
-assert abs(ratio_3 - 0.0829) < 1e-3 and abs(ratio_5 - 0.0206) < 1e-3, \
-    f"two layers: μ₃/μ₁ ≈ 0.0829, μ₅/μ₁ ≈ 0.0206 expected, measured {ratio_3:.4f}, {ratio_5:.4f}"
-growth = np.diff(odd_modes[:, 1] / odd_modes[:, 0])
-assert np.all(growth > 0), f"μ₃/μ₁ should grow with depth; its steps: {np.round(growth, 4)}"
+# %% tags=["check"]
+nh.check_that("one ReLU layer, no bias: |μ₃|/μ₁ below 1e-12 (rounding only)", abs(odd_ratio[0, 0]) < 1e-12,
+              measured=abs(odd_ratio[0, 0]), expected="< 1e-12")
+nh.check_close("two ReLU layers: μ₃/μ₁ and μ₅/μ₁ (0.0829, 0.0206)", odd_ratio[1], [0.0829, 0.0206], atol=5e-4)
+nh.check_that("μ₃/μ₁ grows with depth from 2 to 6 layers", np.all(np.diff(odd_ratio[1:, 0]) > 0),
+              measured=np.round(odd_ratio[:, 0], 4), expected="increasing")
+deep_tanh = course.circle_spectrum("tanh", 3, 1.0)
+tanh_even = np.abs(deep_tanh[2:40:2]).max() / deep_tanh[1]
+nh.check_that("tanh, 3 layers, no bias: even μ_k / μ₁ below 1e-14 (zero up to rounding)", tanh_even < 1e-14,
+              measured=tanh_even, expected="< 1e-14")
 
 # %% [markdown]
-# 可见“无偏置的 ReLU 除 $k = 1$ 外没有奇数模态”只是关于**单个**隐藏层的结论。从两层开始，奇数模态就出现了，
-# 并且相对于 $\mu_1$ 随深度增长（深度 2 时 $\mu_3/\mu_1 \approx 0.083$，$\mu_5/\mu_1 \approx 0.021$）。
-# 我们比较的是比值，因为原始特征值本来就随深度增长：整个 NTK 都在增长（其对角线按 $L + 1$ 增长）。
-# 本课末尾的交互探索会展示完整的谱。
+# ### ……以及在球面 $S^2$ 上
 #
-# ### ……以及球面 $S^2$ 上
-#
-# 800 个随机点的 Gram 矩阵的谱近似于核积分算子的谱：现在 $k$ 次球谐函数对应的特征值 $\mu_k$ 的重数为 $2k+1$，
-# 所以 ReLU NTK 第 $i$ 大的特征值按 $i^{-3/2}$ 下降（由 $k^{-3}$ 推得）。
+# 在球面 $S^{d-1}$ 上，特征函数是球谐函数。在 $S^2$ 上，$k$ 次球谐函数有 $2k + 1$ 个，
+# 特征值都相同，Funk–Hecke 公式由核作为 $t = x \cdot
+# x'/d$ 的函数给出它：$\mu_k = \tfrac12\int_{-1}^{1}\kappa(t)P_k(t)\,dt$，$P_k$ 为 Legendre 多项式
+# （`course.sphere_coefficients`）。对 ReLU，$\mu_k \propto k^{-3}$（即 $d = 3$ 时的 $k^{-d}$）。把特征值连同
+# 重数排序，就得到一个阶梯：直到 $k$ 次的各阶大约占据 $k^2/2$ 个位置（对一个无偏置层，只有 $k = 0, 1$
+# 和偶数 $k$ 非零），所以第 $i$ 大的特征值按 $(\sqrt{2i})^{-3}
+# \propto i^{-3/2}$ 衰减。$S^2$ 上 $n = 800$ 个随机点的 Gram 矩阵 $K/n$ 的特征值估计的是
+# 算子的特征值：它们应当成块出现，每块 $2k + 1$ 个，接近 $\mu_k$。
 
 # %%
-sphere_points = nh.sphere(800, d=3, seed=0)
-fig, ax = plt.subplots()
-sphere_slopes = {}
-for name, net in [("ReLU", nh.mlp(1, "relu")), ("erf", nh.mlp(1, "erf", sigma_w=1.0))]:
-    lam = nh.eigenvalues(net.kernel(sphere_points).ntk).numpy()
-    index = np.arange(1, 401)
-    ax.loglog(index, lam[:400], label=name)
-    sphere_slopes[name] = np.polyfit(np.log(index[10:200]), np.log(lam[10:200]), 1)[0]
-ax.set_xlabel("index i")
-ax.set_ylabel("i-th eigenvalue of the Gram matrix")
-ax.legend()
+sphere_mu = {"ReLU": course.sphere_coefficients("relu", SQRT2), "erf": course.sphere_coefficients("erf", 1.0)}
+points = nh.sphere(800, d=3, seed=0)
+gram = nh.eigenvalues(nh.mlp(1, "relu").kernel(points).ntk).numpy() / len(points)
+stairs = course.staircase(sphere_mu["ReLU"])
+index = np.arange(1, len(stairs) + 1)
+fig, axes = plt.subplots(1, 2, figsize=(13, 4))
+even = np.arange(2, 61, 2)
+axes[0].loglog(even, sphere_mu["ReLU"][even] / sphere_mu["ReLU"][0], "o", ms=3, label=nh._("ReLU, even k"))
+axes[0].loglog(even, sphere_mu["ReLU"][40] / sphere_mu["ReLU"][0] * (even / 40.0) ** -3.0, "k--", lw=1,
+               label=nh._("k⁻³ through the point k = 40"))
+odd = np.arange(1, 30, 2)
+axes[0].loglog(odd, sphere_mu["erf"][odd] / sphere_mu["erf"][1], "s", ms=3, label=nh._("erf, odd k"))
+axes[0].set_xlabel(nh._("degree k"))
+axes[0].set_ylabel("μ_k / μ_max")
+axes[0].set_title(nh._("On S², ReLU's μ_k falls like k⁻³"))
+axes[1].loglog(index[:800], stairs[:800], "k-", lw=1.5, label=nh._("operator: μ_k repeated 2k + 1 times"))
+axes[1].loglog(np.arange(1, 801), gram, ".", ms=3, color=PALETTE[1], label=nh._("Gram matrix K/n, n = 800"))
+axes[1].loglog(index[30:800], 1.3 * index[30:800] ** -1.5, "--", color=PALETTE[0], lw=1, label="1.3 i^(−3/2)")
+axes[1].set_xlabel(nh._("index i (largest first)"))
+axes[1].set_ylabel(nh._("i-th eigenvalue"))
+axes[1].set_title(nh._("The staircase falls like i^(−3/2); the Gram matrix follows it"))
+for ax in axes:
+    ax.legend(fontsize=9)
 plt.show()
 
-# %%
-print({name: round(float(s), 2) for name, s in sphere_slopes.items()})
-assert -1.9 < sphere_slopes["ReLU"] < -1.3, \
-    f"ReLU on S²: slope about -1.5 (between -1.9 and -1.3) expected, measured {sphere_slopes['ReLU']:.3f}"
-assert sphere_slopes["erf"] < -3, \
-    f"erf on S²: faster than i^-3 expected, measured slope {sphere_slopes['erf']:.3f}"
+# %% [markdown]
+# 左：ReLU 的系数从上方逼近斜率为 $-3$ 的参考线（过 $k = 40$ 的点），erf 的向下
+# 弯折。右：算子的阶梯（黑色）、Gram 矩阵的特征值（点；前几块与
+# 阶梯吻合到 2 %，后面的块向上偏，因为 800 个点对精细的球谐函数分辨得更差），以及斜率为
+# $-3/2$ 的参考线（常数 1.3 只是让它位于点的上方）。$-3/2$ 是 $i$ 很大时的极限：$k$ 次的
+# 块结束于序号 $N(k) = k^2/2 + 3k/2 + 4$（对偶数 $k$），并不恰好是 $k^2/2$，所以在
+# 第 40 块和第 60 块的末端之间（$N = 864$ 和 $1894$），阶梯下降的斜率是 $-1.53$，随着 $k$ 增大，斜率趋于
+# $-3/2$。（拟合出 $-1.4$ 或 $-1.6$ 就是另一种规律了。）
+
+# %% tags=["check"]
+relu_sphere = sphere_mu["ReLU"]
+nh.check_close("S², ReLU: local exponent of μ_k at k = 20 and 40 (3)",
+               [course.local_exponent(relu_sphere, k) for k in (20, 40)], [3.0, 3.0], atol=0.05)
+degree_of = [k for k in range(61) if relu_sphere[k] > 1e-12 * relu_sphere.max()]
+ends = dict(zip(degree_of, np.cumsum([2 * k + 1 for k in degree_of])))            # N(k): the end of block k
+slope = math.log(relu_sphere[60] / relu_sphere[40]) / math.log(ends[60] / ends[40])
+nh.check_close("S², ReLU: slope of the staircase between the ends of blocks 40 and 60 (−1.53)", slope, -1.53,
+               atol=0.01)
+nh.check_close("S², ReLU: N(60), the places filled by degrees 0 … 60 (1894)", float(ends[60]), 1894.0,
+               atol=0.5)
+blocks, start = [], 0
+for k in [0, 1, 2, 4, 6]:
+    blocks.append(gram[start:start + 2 * k + 1].mean() / relu_sphere[k])
+    start += 2 * k + 1
+nh.check_close("S², ReLU: Gram block means / μ_k for k = 0, 1, 2, 4, 6", blocks, np.ones(5), rtol=0.02)
+nh.check_close("S², erf: step ratio at k = 21 / r² (geometric, the same rate as on the circle)",
+               course.step_ratio(sphere_mu["erf"], 21) / r_squared, 1.0, rtol=0.1)
 
 # %% [markdown]
-# ## 频谱偏置 = 各模态各自的学习速度
+# ## 4.5.3 ReLU 与 tanh：深度、有序与混沌
 #
-# 在圆周上 256 个等距点上，用梯度流和平方损失训练无限宽网络。从 $f_0 = 0$（对初始化取平均）出发，在训练点上有
-# $f_t = (I - e^{-\eta K t/n})\,y$（见第 07 课）；圆周上的 $K$ 是循环矩阵，所以傅里叶模态 $k$ 的残差按
-# $e^{-\eta\lambda_k t/n}$ 衰减，其中 $\lambda_k = n\mu_k$：每个频率都有自己的时钟。
+# 深度就是一遍又一遍地施加逐层映射。对无偏置的 ReLU，齐次性使 $\sigma_w$ 只是一个尺度：
+# 取 $\sigma_w^2 = 2$ 时方差保持不变，$\Theta(x, x) = (L + 1)\,\Sigma^{(1)}(x, x)$ 线性增长。对
+# 无偏置的 tanh，方差映射有不动点 $q = 0$，由 $\chi_1 = \sigma_w^2\,\mathbb E[\tanh'(u)^2]$
+# 决定它的命运（第 02 课；Poole et al. 2016；Schoenholz et al. 2017）：$\sigma_w < 1$ 时（**有序相**）
+# 方差指数衰减；$\sigma_w = 1$ 是边界，此时 $\chi_1 = \tanh'(0)^2 = 1$，方差
+# 只按 $1/(2l)$ 衰减；$\sigma_w > 1$ 时（**混沌相**）方差稳定在某个 $q^* > 0$，两个不同输入的
+# 相关系数被推向 0。我们跟踪 60° 处的（归一化）NTK 以及对角线上的 NTK。
+
+# %%
+depth_settings = {nh._("ReLU, σ_w = √2"): ("relu", SQRT2), nh._("tanh, σ_w = 0.8 (ordered)"): ("tanh", 0.8),
+                  nh._("tanh, σ_w = 1 (boundary)"): ("tanh", 1.0),
+                  nh._("tanh, σ_w = 1.5 (chaotic)"): ("tanh", 1.5)}
+layers = np.arange(1, course.MAX_DEPTH + 1)
+rows = {name: course.circle_kernels(act, sigma_w) for name, (act, sigma_w) in depth_settings.items()}
+fig, axes = plt.subplots(1, 2, figsize=(13, 4))
+for (name, row), marker in zip(rows.items(), "os^D"):
+    axes[0].plot(layers, row[:, row.shape[1] // 6] / row[:, 0], marker + "-", ms=4, label=name)
+    axes[1].semilogy(layers, row[:, 0], marker + "-", ms=4, label=name)
+axes[0].set_ylabel(nh._("normalized NTK at 60°"))
+axes[0].set_title(nh._("Chaos decorrelates inputs; ReLU drifts; order barely moves"))
+axes[1].axhline(0.5, color="k", ls=":", lw=1, label=nh._("½: the boundary's limit"))
+axes[1].set_ylabel("Θ(x, x)")
+axes[1].set_title(nh._("Θ(x, x): ReLU grows linearly, ordered tanh vanishes"))
+for ax in axes:
+    ax.set_xlabel(nh._("number of hidden layers L"))
+    ax.legend(fontsize=8)
+plt.show()
+chaos = {L: course.circle_spectrum("tanh", L, 1.5) for L in (1, 12)}
+print(nh._("tanh, σ_w = 1.5: μ₉/μ_max = {one:.1e} at depth 1, {twelve:.3f} at depth 12").format(
+    one=chaos[1][9] / chaos[1][1], twelve=chaos[12][9] / chaos[12][1]))
+
+# %% [markdown]
+# ½ 处的点线属于边界情形：那里 $\Theta(x, x)$ 下降得很慢，12 层时为 0.60，
+# 1000 层时为 0.503，趋于 ½，而方差本身按 $1/(2l)$ 趋于 0（$l = 1000$ 时 $l\,\Sigma^{(l)} = 0.501$）。
+# 只有混沌相 tanh 网络在 60° 处的相关下降得很快（12 层内 0.388 → 0.098；ReLU 的
+# 缓慢漂移，0.471 → 0.363）；在它的频谱里，这表现为权重移向高频（打印出的 $\mu_9$）。Yang &
+# Salman（2019）系统地描绘了 $\sigma_w$、$\sigma_b$ 和深度如何让 NTK 的频谱在低次与高次之间移动。
+
+# %% tags=["check"]
+by_depth = {name: row[:, row.shape[1] // 6] / row[:, 0] for name, row in rows.items()}       # 60°
+nh.check_close("ReLU: Θ(x, x) = 2(L + 1) for L = 1 … 12", rows[nh._("ReLU, σ_w = √2")][:, 0].numpy(),
+               2 * (layers + 1.0), rtol=1e-12)
+nh.check_close("ReLU: normalized NTK at 60°, depth 1 and 12 (0.471, 0.363)",
+               by_depth[nh._("ReLU, σ_w = √2")][[0, 11]],
+               [0.471, 0.3635], atol=0.001)
+nh.check_close("tanh, σ_w = 1.5: normalized NTK at 60°, depth 1 and 12 (0.388, 0.098)",
+               by_depth[nh._("tanh, σ_w = 1.5 (chaotic)")][[0, 11]], [0.388, 0.098], atol=0.001)
+ordered = by_depth[nh._("tanh, σ_w = 0.8 (ordered)")]
+nh.check_between("tanh, σ_w = 0.8: spread of the normalized NTK at 60° over depth 1 … 12", np.ptp(ordered),
+                 0, 0.02)
+nh.check_close("tanh, σ_w = 0.8: Θ(x, x) at depth 12 (0.0096)",
+               float(rows[nh._("tanh, σ_w = 0.8 (ordered)")][11, 0]), 0.0096, rtol=0.02)
+variance, ntk_diagonal = nh.self_kernels_by_depth(1.0, depth=1000, activation="tanh", sigma_w=1.0)
+nh.check_close("tanh, σ_w = 1: Θ(x, x) at depth 12 and 1000 (0.602, 0.503)", ntk_diagonal[[11, 999]].numpy(),
+               [0.602, 0.503], atol=0.001)
+nh.check_close("tanh, σ_w = 1: l Σ⁽ˡ⁾ at l = 1000 (½)", 1000 * float(variance[999]), 0.5, rtol=0.005)
+nh.check_close("tanh, σ_w = 1.5: μ₉/μ_max at depth 1 (7.0e-4)", chaos[1][9] / chaos[1][1], 7.0e-4, rtol=0.03)
+nh.check_close("tanh, σ_w = 1.5: μ₉/μ_max at depth 12 (0.058)", chaos[12][9] / chaos[12][1], 0.058, rtol=0.03)
+
+# %% [markdown]
+# ### 对照表
+#
+# 到目前为止的一切，按教材的对照方式列出 ReLU 和 tanh（除非某行另有说明，均无偏置；
+# 数字都来自本课，并在本课的检验单元格中检验过；“一层”指一个隐藏层）：
+#
+# | 性质 | ReLU | tanh |
+# |---|---|---|
+# | 齐次性 | 对 $a, b > 0$ 有 $\Theta(ax, bx') = ab\,\Theta(x, x')$；偏置会打破它 | 没有：在 0 附近线性，远处饱和 |
+# | 小输入 | 在每个尺度下形状相同 | 线性网络的核（两层，$\sigma_w = 1.5$：$a = 0.01$ 时相差 0.5 % 以内） |
+# | 归一化核随输入尺度的变化 | 与尺度无关 | 一层的 NNGP：小输入时为 $\cos\theta$，大输入时为反正弦核 $1 - 2\theta/\pi$ |
+# | 核在 $\theta = 0$ 处 | 尖角，$1 - c\lvert\theta\rvert$ | 光滑 |
+# | 圆周上的频谱，一层 | $\mu_k \propto k^{-2}$（$k = 40$ 处局部指数为 2.00）；在 $S^{d-1}$ 上为 $k^{-d}$，在每个深度都如此 | 比任何幂次都快，但不是几何的：从 $k = 13$ 到 23，$\mu_{k+2}/\mu_k$ 从 0.19 升到 0.25（erf：几何的，比值 → $r^2 = 0.146$） |
+# | 无偏置时存在的模态 | 一层时为 $k = 0, 1$ 和偶数 $k$；从两层起所有 $k$（两层时 $\mu_3/\mu_1 = 0.083$） | 只有奇数 $k$，在每个深度都如此 |
+# | 深度 | $\sigma_w^2 = 2$ 时 $\Theta(x, x) = 2(L + 1)$；60° 处的归一化 NTK：0.471 → 0.363（1 → 12 层） | $\sigma_w < 1$：$\Theta \to 0$；$\sigma_w = 1$：$\Theta(x, x) \to \tfrac12$；$\sigma_w > 1$：相关 → 0（$\sigma_w = 1.5$ 时 60° 处 0.388 → 0.098），频谱展宽 |
+# | 偏置的用途 | 一层时的奇数模态 $k \ge 3$ | 任何偶函数（见后面几节） |
+#
+# ## 频谱偏置 = 逐模态的学习速度
+#
+# $\mu_k$ 为什么重要？用学习率 $\eta$ 的梯度流在平方损失
+# $\tfrac1{2n}\sum_i (f(x_i) - y_i)^2$ 上训练无限宽网络。在核区域（无限宽，NTK 保持不变），
+# 链式法则给出 $\partial_t f(x) = \nabla_\theta f(x) \cdot \partial_t\theta = -\tfrac{\eta}{n}\sum_i \Theta(x,
+# x_i)(f(x_i) - y_i)$。于是在训练输入上，残差 $r = f - y$ 满足 $\partial_t r =
+# -\tfrac\eta n K r$，即 $r_t = e^{-\eta K t/n}\,r_0$。取圆周上 $n = 256$ 个等距点（均匀
+# 数据，所以 $K$ 是循环矩阵，其特征向量就是傅里叶模态，特征值为 $n\mu_k$），并从
+# $f_0 = 0$ 出发，即对初始化取**平均**的网络（单个随机网络从别处出发；$r$ 的平均满足
+# 同一个方程）。于是模态 $k$ 上的残差按 $e^{-\eta\mu_k t}$ 衰减：每个频率都有自己的时钟。
 
 # %%
 n = 256
@@ -311,187 +488,358 @@ K = nh.mlp(1, "relu").kernel(x_circle).ntk
 eigenvalues, eigenvectors = torch.linalg.eigh(K)
 times = np.geomspace(1e-1, 1e5, 60)
 
+
 def residual_of_mode(t, f):
-    residual = eigenvectors @ (torch.exp(-eigenvalues * t / n) * (eigenvectors.T @ target))      # y - f_t
-    return float(2 * (residual * torch.cos(f * theta_train)).mean())                     # its cos(f θ) part
+    residual = eigenvectors @ (torch.exp(-eigenvalues * t / n) * (eigenvectors.T @ target))   # y − f_t, η = 1
+    return float(2 * (residual * torch.cos(f * theta_train)).mean())                        # its cos(fθ) part
 
-curves = {f: [residual_of_mode(t, f) for t in times] for f in frequencies}
-mu = (torch.fft.rfft(K[0]).real / n).numpy()        # this Gram matrix's μ_k (≈ the 2048-point ones above)
-fig, ax = plt.subplots()
-for f, c in curves.items():
-    line, = ax.semilogx(times, c, label=f"mode k = {f}: gradient flow")
+
+curves = {f: np.array([residual_of_mode(t, f) for t in times]) for f in frequencies}
+mu = (torch.fft.rfft(K[0]).real / n).numpy()        # this Gram matrix's μ_k
+fig, ax = plt.subplots(figsize=(8, 4))
+for f, curve in curves.items():
+    line, = ax.semilogx(times, curve, label=nh._("mode k = {k}: gradient flow").format(k=f))
     ax.semilogx(times[::3], np.exp(-mu[f] * times[::3]), "o", mfc="none", ms=5, color=line.get_color(),
-                label=f"mode k = {f}: exp(−μ_k t)")
-ax.set_xlabel("training time t (η = 1)")
-ax.set_ylabel("residual in mode k")
-ax.legend(fontsize=9)
+                label=nh._("mode k = {k}: exp(−μ_k t)").format(k=f))
+ax.set_xlabel(nh._("training time t (η = 1)"))
+ax.set_ylabel(nh._("residual in mode k"))
+ax.set_title(nh._("ReLU learns k = 1 first, k = 10 about 200 times later: spectral bias"))
+ax.legend(fontsize=8)
 plt.show()
+half_life = {f: float(times[np.argmax(curve < 0.5)]) for f, curve in curves.items()}
+print(nh._("time to halve each mode's residual: k = 1: {one:.3g}, k = 4: {four:.3g}, k = 10: {ten:.3g}")
+      .format(one=half_life[1], four=half_life[4], ten=half_life[10]))
 
-# %%
-half_life = {f: float(times[np.argmax(np.array(c) < 0.5)]) for f, c in curves.items()}
-print(nh._("time to halve each mode's residual: {times}").format(
-    times={f: f"{t:.3g}" for f, t in half_life.items()}))
-assert half_life[1] < half_life[4] < half_life[10], f"higher modes should be slower, half-lives {half_life}"
-formula_gap = max(float(np.abs(np.array(curves[f]) - np.exp(-mu[f] * times)).max()) for f in frequencies)
-assert formula_gap < 1e-9, f"each mode decays like exp(-μ_k t) (residuals start at 1): gap {formula_gap:.1e}"
+# %% tags=["check"]
+nh.check_close("each mode decays like exp(−μ_k t) (residuals start at 1)",
+               np.concatenate([curves[f] - np.exp(-mu[f] * times) for f in frequencies]), np.zeros(180),
+               atol=1e-9)
+nh.check_close("μ₁/μ₁₀ of the ReLU NTK on 256 points (235)", mu[1] / mu[10], 235, rtol=0.01)
+nh.check_between("half-life of mode 10 / mode 1 (about μ₁/μ₁₀; the time grid has 10 points per decade)",
+                 half_life[10] / half_life[1], 235 / 1.3, 235 * 1.3)
+nh.check_that("higher modes are slower", half_life[1] < half_life[4] < half_life[10], measured=half_life,
+              expected="k = 1 < 4 < 10")
 
 # %% [markdown]
+# ReLU 的多项式衰减让高频学得慢，而不是学不到：这就是频谱偏置（Basri et al. 2019；
+# Bietti & Mairal 2019）。$\mu_k$ 衰减得更快的核学高频还要慢得多；而 $\mu_k = 0$ 的
+# 模态永远学不到。
+#
 # ## 奇偶性陷阱
 #
-# 没有偏置时，erf 和 tanh 是奇函数，由它们构造的每个网络也是奇函数：$f(-x) = -f(x)$。
-# 这种网络的核关于每个自变量都是奇的，因此核回归只能给出**奇函数**。当训练输入成镜像对出现（$x$ 与 $-x$）时
-# （本例即如此），核回归拟合目标的**奇部分**，而忽略其偶部分。没有镜像对时，它可以拟合任意训练值：
-# 只在 $x > 0$ 上训练时，它在那里拟合 $x^2$，而对 $x < 0$ 预测出 $-x^2$（见本节最后一项检验）。
-# 在 $[-2, 2]$ 中的 21 个输入上拟合 $y = x^2 + x/2$（偶部分为 $x^2$，奇部分为 $x/2$）：
+# 没有偏置时，tanh 是奇函数，由它搭成的每个网络也是：$f(-x) = -f(x)$。它的核对每个
+# 自变量都是奇的，所以核回归只能给出**奇函数**。当训练输入成对镜像出现
+# （$x$ 与 $-x$），就像这里一样，它拟合目标的奇部分，丢掉偶部分。我们在 $[-2, 2]$ 中的 21 个输入上
+# 拟合 $y = x^2 + x/2$（偶部分 $x^2$，奇部分 $x/2$），用两层 tanh 网络（$\sigma_w = 1.5$），分别带偏置和
+# 不带偏置。无偏置的 Gram 矩阵把每个偶的目标向量都映为零，所以回归需要一个小的
+# 岭参数（$10^{-4}$）。
 
 # %%
 x_fit = torch.linspace(-2, 2, 21, dtype=torch.float64)[:, None]
 x_plot = torch.linspace(-2.5, 2.5, 201, dtype=torch.float64)[:, None]
-target = lambda x: x[:, 0] ** 2 + x[:, 0] / 2
-nets = {"erf, no bias": nh.mlp(2, "erf", sigma_w=1.5),
-        "erf, σ_b = 0.5": nh.mlp(2, "erf", sigma_w=1.5, sigma_b=0.5)}
-grams = {name: net.kernel(torch.cat([x_fit, x_plot])).ntk for name, net in nets.items()}
+parabola = lambda x: x[:, 0] ** 2 + x[:, 0] / 2
+parity_nets = {nh._("tanh, no bias"): nh.mlp(2, "tanh", sigma_w=1.5),
+               nh._("tanh, σ_b = 0.5"): nh.mlp(2, "tanh", sigma_w=1.5, sigma_b=0.5)}
+grams = {name: (net.kernel(x_fit).ntk, net.kernel(x_plot, x_fit).ntk) for name, net in parity_nets.items()}
+
 
 def fit(name, y):
-    K = grams[name]
-    return nh.kernel_regression(K[:21, :21], K[21:, :21], y, ridge=1e-4)
+    train, test_train = grams[name]
+    return nh.kernel_regression(train, test_train, y, ridge=1e-4)
 
-predictions = {name: fit(name, target(x_fit)) for name in nets}
-fig, ax = plt.subplots()
-ax.plot(x_plot, target(x_plot), "k--", lw=1, label="target x² + x/2")
-ax.plot(x_plot, x_plot[:, 0] / 2, "k:", lw=1.5, zorder=3, label="its odd part x/2")
+
+predictions = {name: fit(name, parabola(x_fit)) for name in parity_nets}
+fig, ax = plt.subplots(figsize=(8, 4))
+ax.plot(x_plot, parabola(x_plot), "k--", lw=1, label=nh._("target x² + x/2"))
+ax.plot(x_plot, x_plot[:, 0] / 2, "k:", lw=1.5, zorder=3, label=nh._("its odd part x/2"))
 for name, p in predictions.items():
-    ax.plot(x_plot, p, label=f"NTK regression, {name}")
-ax.plot(x_fit, target(x_fit), "ko", ms=4, label="training points")
-ax.set_xlabel("input x")
-ax.set_ylabel("prediction f(x)")
-ax.legend()
+    ax.plot(x_plot, p, label=nh._("NTK regression, {name}").format(name=name))
+ax.plot(x_fit, parabola(x_fit), "ko", ms=4, label=nh._("training points"))
+ax.set_xlabel(nh._("input x"))
+ax.set_ylabel(nh._("prediction f(x)"))
+ax.set_title(nh._("Without a bias, tanh keeps the odd part x/2 and drops x²"))
+ax.legend(fontsize=9)
 plt.show()
-
-# %% [markdown]
-# 在镜像对称的输入上，无偏置的 Gram 矩阵把每个偶目标向量都映射为零（它是奇异的），
-# 所以回归需要加一个小的岭参数（这里取 $10^{-4}$）。这样偶部分的贡献就只剩下舍入误差，岭参数又把它们放大 $10^4$ 倍：
-# 约为预测值大小的 $10^{-10}$，远低于任何肉眼可见的程度（下面的检验允许到 $10^{-8}$）。
-
-# %%
-odd = predictions["erf, no bias"]
-asymmetry = float((odd + odd.flip(0)).abs().max() / odd.abs().max())
-even_only = float(fit("erf, no bias", x_fit[:, 0] ** 2).abs().max() / (x_fit[:, 0] ** 2).abs().max())
-odd_part_gap = float((odd - x_plot[:, 0] / 2)[50:151].abs().max())          # on the training range [-2, 2]
-errors = {name: float(((p - target(x_plot)) ** 2).mean()) for name, p in predictions.items()}
-print(nh._("no bias: f(−x) = −f(x) to better than 1e-8 of max|f|: {odd}; the even part x² alone gives a "
-           "prediction below 1e-8 of its size: {dropped}").format(
-    odd=asymmetry < 1e-8, dropped=even_only < 1e-8))
-print(nh._("no bias: max |f(x) − x/2| on [−2, 2] = {gap:.1e}").format(gap=odd_part_gap))
+errors = {name: float(((p - parabola(x_plot)) ** 2).mean()) for name, p in predictions.items()}
 print(nh._("mean squared error on [−2.5, 2.5]: no bias {without:.3g}, with bias {with_bias:.3g}").format(
-    without=errors["erf, no bias"], with_bias=errors["erf, σ_b = 0.5"]))
-assert asymmetry < 1e-8, f"no bias: odd prediction to 1e-8 of its size expected, measured {asymmetry:.1e}"
-assert even_only < 1e-8, f"no bias: the even part is dropped (below 1e-8) expected, {even_only:.1e}"
-assert odd_part_gap < 0.05, f"no bias: the odd part x/2 is fitted (gap < 0.05) expected, {odd_part_gap:.3f}"
-assert errors["erf, no bias"] > 1 and errors["erf, σ_b = 0.5"] < 0.05, \
-    f"no bias misses x² (error > 1), bias fits (error < 0.05) expected, measured {errors}"
+    without=errors[nh._("tanh, no bias")], with_bias=errors[nh._("tanh, σ_b = 0.5")]))
+
+# %% tags=["check"]
+odd_fit = predictions[nh._("tanh, no bias")]
+asymmetry = float((odd_fit + odd_fit.flip(0)).abs().max() / odd_fit.abs().max())
+nh.check_that("no bias: |f(x) + f(−x)| / max|f| below 1e-8 (odd prediction)", asymmetry < 1e-8,
+              measured=asymmetry, expected="< 1e-8")
+even_alone = float(fit(nh._("tanh, no bias"), x_fit[:, 0] ** 2).abs().max() / 4)
+nh.check_that("no bias: the even part x² alone gives a prediction below 1e-4 of its size", even_alone < 1e-4,
+              measured=even_alone, expected="< 1e-4")
+nh.check_between("no bias: max |f(x) − x/2| on [−2, 2]",
+                 float((odd_fit - x_plot[:, 0] / 2)[50:151].abs().max()), 0, 0.01)
+nh.check_between("no bias: mean squared error (misses x²)", errors[nh._("tanh, no bias")], 1, np.inf)
+nh.check_between("with bias: mean squared error", errors[nh._("tanh, σ_b = 0.5")], 0, 0.05)
 
 # %% [markdown]
-# 没有镜像对时，偶部分并没有丢失，而是被奇延拓到了另一侧。只在 $[0.1, 2]$ 中的 20 个输入上用 $y = x^2$
-# 训练同一个无偏置网络（岭参数 $10^{-6}$）：它在那里拟合 $x^2$，而奇性随即迫使它在 $-x$ 处取 $-x^2$。
+# 偶部分并不会从每次拟合中消失，只会从镜像对称输入上的拟合中消失。如果输入只在 $x > 0$，
+# 无偏置的 tanh 网络在那里拟合 $x^2$，而奇性随后强迫它在 $-x$ 处给出 $-x^2$。运行之前先预测：
+# $x = -1$ 处的预测是多少？
 
 # %%
 x_half = torch.linspace(0.1, 2, 20, dtype=torch.float64)[:, None]
-K_half = nets["erf, no bias"].kernel(torch.cat([x_half, x_plot])).ntk
-half_fit = nh.kernel_regression(K_half[:20, :20], K_half[20:, :20], x_half[:, 0] ** 2, ridge=1e-6)
-fig, ax = plt.subplots()
-ax.plot(x_plot, x_plot[:, 0] ** 2, "k--", lw=1, label="target x²")
-ax.plot(x_plot, -x_plot[:, 0] ** 2, "k:", lw=1.5, label="−x² (its odd reflection)")
-ax.plot(x_plot, half_fit, label="NTK regression, erf, no bias")
-ax.plot(x_half, x_half[:, 0] ** 2, "ko", ms=4, label="training points (x > 0 only)")
-ax.set_xlabel("input x")
-ax.set_ylabel("prediction f(x)")
-ax.legend()
+odd_net = parity_nets[nh._("tanh, no bias")]
+half_fit = nh.kernel_regression(odd_net.kernel(x_half).ntk, odd_net.kernel(x_plot, x_half).ntk,
+                                x_half[:, 0] ** 2, ridge=1e-6)
+fig, ax = plt.subplots(figsize=(8, 4))
+ax.plot(x_plot, x_plot[:, 0] ** 2, "k--", lw=1, label=nh._("target x²"))
+left = x_plot[:, 0] < 0
+ax.plot(x_plot[left], -x_plot[left, 0] ** 2, "k:", lw=2.5, label=nh._("−x² for x < 0 (the odd reflection)"))
+ax.plot(x_plot, half_fit, label=nh._("NTK regression, {name}").format(name=nh._("tanh, no bias")))
+ax.plot(x_half, x_half[:, 0] ** 2, "ko", ms=4, label=nh._("training points (x > 0 only)"))
+ax.set_xlabel(nh._("input x"))
+ax.set_ylabel(nh._("prediction f(x)"))
+ax.set_title(nh._("Trained on x > 0, the odd network mirrors x² into −x²"))
+ax.legend(fontsize=9)
 plt.show()
+print(nh._("prediction at x = −1: {value:.3f}").format(value=float(half_fit[60])))
 
-# %%
+# %% tags=["check"]
 xs = x_plot[:, 0]
-fit_gap = float((half_fit - xs ** 2)[(xs >= 0.1) & (xs <= 2)].abs().max())
-mirror_gap = float((half_fit + xs ** 2)[(xs <= -0.1) & (xs >= -2)].abs().max())
-print(nh._("trained on x in [0.1, 2]: max |f(x) − x²| there = {fit_gap:.1e}; "
-           "max |f(x) + x²| on [−2, −0.1] = {mirror_gap:.1e}").format(fit_gap=fit_gap, mirror_gap=mirror_gap))
-assert fit_gap < 0.01 and mirror_gap < 0.01, \
-    f"fits x² for x > 0, −x² for x < 0 (to 0.01) expected, measured {fit_gap:.2e}, {mirror_gap:.2e}"
+nh.check_between("trained on x in [0.1, 2]: max |f(x) − x²| there",
+                 float((half_fit - xs ** 2)[(xs >= 0.1) & (xs <= 2)].abs().max()), 0, 0.01)
+nh.check_between("and max |f(x) + x²| on [−2, −0.1]",
+                 float((half_fit + xs ** 2)[(xs <= -0.1) & (xs >= -2)].abs().max()), 0, 0.01)
+nh.check_close("x_plot[60] is x = −1", float(xs[60]), -1.0, atol=1e-12)
 
 # %% [markdown]
 # ## 动手探索
 #
-# 选择激活函数、深度和偏置：图中是 NTK 的圆周谱 $\mu_k$（偶数 $k$：实心圆，奇数 $k$：空心圆；
-# 低于最大值 $10^{-12}$ 倍的值是舍入噪声，不予绘制）。打印出的一行会说明出现了哪些模态及其原因。
-
-# %%
-LINEAR_PLUS_EVEN = {"relu", "leaky_relu", "gelu"}        # φ(u) = c·u + (an even function of u)
-ODD = {"erf", "tanh"}
-
-def parity_story(activation, depth, sigma_b):
-    if activation == "identity":
-        return (nh._("a linear network: the kernel is a + b·cos θ, so only k = 0 (from the biases) "
-                     "and k = 1 exist")
-                if sigma_b > 0 else nh._("a linear network without bias: the kernel is b·cos θ, only k = 1"))
-    if sigma_b > 0:
-        return nh._("the bias breaks the parity of the input kernel: even and odd modes are all present")
-    if activation in ODD:
-        return nh._("odd activation without bias: f(−x) = −f(x), the kernel is odd, "
-                    "only odd k at every depth")
-    if depth == 1:
-        return nh._("one layer of a 'linear + even' activation: the kernel's odd part is c·cos θ, "
-                    "no odd k ≥ 3")
-    return nh._("two or more layers: the input to layer 2 is no longer odd in cos θ, "
-                "so odd modes k ≥ 3 appear")
-
-def draw_spectrum(activation, depth, sigma_b):
-    mu = circle_spectrum(nh.mlp(depth, activation, sigma_w=1.4, sigma_b=sigma_b), points=512)
-    k = np.arange(1, 100)
-    floor = 1e-12 * np.abs(mu).max()
-    fig, ax = plt.subplots()
-    shown = []
-    for parity, name in [(0, "even k"), (1, "odd k")]:
-        ks = k[k % 2 == parity]
-        values = np.abs(mu[ks])
-        keep = values > floor
-        if keep.any():
-            ax.loglog(ks[keep], values[keep], "o", mfc="none" if parity else None, ms=4, label=name,
-                      color=nh.plotting.PALETTE[parity])                 # even: blue, odd: vermillion
-            shown.append(values[keep])
-    values = np.concatenate(shown)
-    ax.set_ylim(values.min() / 3, values.max() * 3)
-    ax.set_xlim(0.8, 125)                                                 # k = 1 … 99 at every setting
-    ax.set_title(f"{activation}, depth {depth}, σ_b = {sigma_b:.2f}")
-    ax.set_xlabel("frequency k")
-    ax.set_ylabel("eigenvalue μ_k")
-    ax.legend()
-    odd_rel = np.abs(mu[3:100:2]).max() / np.abs(mu).max()
-    even_rel = np.abs(mu[2:100:2]).max() / np.abs(mu).max()
-    present = lambda r: (nh._("present (largest {size:.2g} of μ_max)").format(size=r) if r > 1e-12
-                         else nh._("absent"))
-    print(nh._("{activation}, depth {depth}, σ_b = {sigma_b:.2f}: odd k ≥ 3 {odd}, even k ≥ 2 {even}. "
-               "{story}").format(
-        activation=activation, depth=depth, sigma_b=sigma_b, odd=present(odd_rel), even=present(even_rel),
-        story=parity_story(activation, depth, sigma_b)))
+# 选择激活函数、深度、$\sigma_w$ 和偏置：交互探索画出 NTK 在圆周上的频谱 $\mu_k/\mu_{\max}$，
+# 其中 $\mu_{\max}$ 是最大的系数（无论它的 $k$ 是多少）：偶数 $k$ 为实心，奇数 $k$ 为空心，
+# 噪声底用点线表示（tanh：数值积分，$10^{-10}\mu_{\max}$；ReLU 和 erf：舍入，$10^{-13}\mu_{\max}$）；
+# 低于噪声底的都不画。对 ReLU，虚线参考线是 $0.3\,k^{-2}$。图下方的一行给出 $\mu_{\max}$、
+# 三个系数、衰减统计量（ReLU：局部指数；tanh 和 erf：噪声底之上第一对和
+# 最后一对的步比），以及哪些模态存在、为什么。
 
 # %% tags=["nbval-ignore-output"]
-nh.widgets.live_figure(draw_spectrum, activation=nh.widgets.activation_dropdown("relu"),
-                       depth=nh.widgets.depth_slider(1, max=10),
+nh.widgets.live_figure(course.draw_spectrum,
+                       activation=nh.widgets.activation_dropdown("relu", options=course.ACTIVATIONS),
+                       depth=nh.widgets.depth_slider(1, max=course.MAX_DEPTH),
+                       sigma_w=nh.widgets.sigma_slider("sigma_w", 1.0, min=0.5, max=2.5),
                        sigma_b=nh.widgets.sigma_slider("sigma_b", 0.0, max=1.0))
+
+# %% [markdown]
+# **先预测，再验证。**
+#
+# 1. 保持无偏置的 ReLU。把深度从 1 调到 2：$\mu_3$ 会怎样？然后在深度 2 时把 $\sigma_w$
+#    从 1 调到 2：打印行中的哪些数字会变？
+#
+# <details><summary>答案</summary>
+#
+# 深度 1 时 $\mu_3$ 低于噪声底（它就是零：ReLU 是线性 + 偶）；深度 2 时它是 $0.045\,\mu_{\max}$，
+# 其中 $\mu_{\max} = \mu_0$。改变 $\sigma_w$ 只改变 $\mu_{\max}$（$\sigma_w = 1$ 时为 0.271，$\sigma_w = 2$ 时为
+# 17.3）：所有比值不变，因为没有偏置时 $\sigma_w$ 只是对一个齐次网络重新缩放。局部
+# 指数保持 2.00。
+#
+# </details>
+#
+# 2. 换成 tanh，$\sigma_w = 1.5$，无偏置。把深度从 1 调到 12 之前先想一想：$\mu_9/\mu_{\max}$ 会变大、
+#    变小还是不变？$\sigma_w = 0.8$ 时呢？
+#
+# <details><summary>答案</summary>
+#
+# $\sigma_w = 1.5$ 时（混沌相）它增大约八十倍，从 $7.0 \cdot 10^{-4}$ 到 $0.058$，频谱
+# 在噪声底之上一直延伸到 $k = 71$，而不是 37：深度使输入去相关，而集中在
+# $\theta = 0$ 附近的核有很宽的频谱。$\sigma_w = 0.8$ 时（有序相）它几乎不动（$1.4 \cdot 10^{-5}$ 到 $6.3
+# \cdot 10^{-6}$），而 $\mu_{\max}$ 从 0.207 缩小到 0.0047：方差逐渐消失，网络越来越
+# 像一个线性网络。
+#
+# </details>
+#
+# 3. tanh，深度 1，$\sigma_w = 1$：把 $\sigma_b$ 从 0 调到 0.3。会出现什么？有多大？
+#
+# <details><summary>答案</summary>
+#
+# 偶数模态：$\mu_4/\mu_{\max}$ 从低于噪声底变为 0.003。偏置打破了网络的奇性，所以
+# 核不再是 $\cos\theta$ 的奇函数。奇数模态几乎不变（$\mu_3/\mu_{\max}$：0.041 到 0.036）。
+#
+# </details>
+
+# %% tags=["check"]
+def shown(activation, depth, sigma_w, sigma_b, k):
+    """μ_k/μ_max of the explorer at that setting."""
+    mu = course.circle_spectrum(activation, depth, sigma_w, sigma_b)
+    return abs(mu[k]) / np.abs(mu).max()
+
+
+floor = course.ROUNDING_FLOOR
+nh.check_that("question 1: ReLU, depth 1: μ₃/μ_max below the floor", shown("relu", 1, 1.0, 0.0, 3) < floor,
+              measured=shown("relu", 1, 1.0, 0.0, 3), expected="< 1e-13")
+nh.check_close("question 1: ReLU, depth 2: μ₃/μ_max (0.045)", shown("relu", 2, 1.0, 0.0, 3), 0.045, atol=5e-4)
+nh.check_close("question 1: ReLU, depth 2: spectrum / μ_max at σ_w = 2 and 1 (same)",
+               course.circle_spectrum("relu", 2, 2.0) / 17.3, course.circle_spectrum("relu", 2, 1.0) / 0.271,
+               rtol=0.005)
+nh.check_close("question 2: tanh, σ_w = 1.5: μ₉/μ_max at depth 1 (7.0e-4)", shown("tanh", 1, 1.5, 0, 9),
+               7.0e-4, rtol=0.03)
+nh.check_close("question 2: tanh, σ_w = 0.8: μ₉/μ_max at depth 1 (1.4e-5)", shown("tanh", 1, 0.8, 0, 9),
+               1.4e-5, rtol=0.04)
+nh.check_close("question 2: tanh, σ_w = 0.8: μ₉/μ_max at depth 12 (6.3e-6)", shown("tanh", 12, 0.8, 0, 9),
+               6.3e-6, rtol=0.04)
+nh.check_that("question 2: the titles' last k above the floor (37 at depth 1, 71 at depth 12)",
+              "38" in course.title("tanh", 1, 1.5, 0.0) and "72" in course.title("tanh", 12, 1.5, 0.0),
+              measured=[course.title("tanh", 1, 1.5, 0.0), course.title("tanh", 12, 1.5, 0.0)],
+              expected="38, 72")
+nh.check_close("question 2: tanh, σ_w = 0.8: μ_max at depth 1 and 12 (0.207, 0.0047)",
+               [np.abs(course.circle_spectrum("tanh", L, 0.8)).max() / v
+                for L, v in ((1, 0.207), (12, 0.0047))],
+               [1.0, 1.0], rtol=0.01)
+nh.check_close("question 3: tanh, σ_b = 0.3: μ₄/μ_max (0.003)", shown("tanh", 1, 1.0, 0.3, 4), 0.003,
+               atol=2e-4)
+nh.check_close("question 3: μ₃/μ_max without and with the bias (0.041, 0.036)",
+               [shown("tanh", 1, 1.0, 0.0, 3), shown("tanh", 1, 1.0, 0.3, 3)], [0.041, 0.036], atol=5e-4)
+
+# %% [markdown]
+# ## 检验你的理解
+#
+# 1. 一个无偏置 ReLU 网络的 $\Theta(x, x') = 0.8$。$\Theta(2x, 3x')$ 是多少？$\Theta(-x, x')$ 呢？
+#
+# <details><summary>答案</summary>
+#
+# 由正齐次性，$\Theta(2x, 3x') = 6 \cdot 0.8 = 4.8$。$\Theta(-x, x')$ 不能由 $\Theta(x, x')$ 确定：
+# 齐次性只对正的因子成立（$\mathrm{ReLU}(-u) \ne -\mathrm{ReLU}(u)$）；它是夹角为
+# $\pi - \theta$ 处的核。
+#
+# </details>
+#
+# 2. 一个无偏置的 tanh 网络接收范数为 $0.01\sqrt d$ 的输入。它的 NTK 接近哪个更简单的网络的 NTK？
+#    为什么？
+#
+# <details><summary>答案</summary>
+#
+# 把激活函数换成恒等函数的同一网络，相差因子 $a^2$：所有预激活都很小，而
+# $\tanh u = u - u^3/3 + \dots$，$\tanh'(0) = 1$。（$a = 0.01$ 时两个核相差 0.5 % 以内。）
+#
+# </details>
+#
+# 3. 在频谱偏置的实验中，把 ReLU 换成无偏置的 tanh 网络，目标仍为 $\cos\theta +
+#    \cos 4\theta + \cos 10\theta$。模态 4 和 10 上的残差会怎样？
+#
+# <details><summary>答案</summary>
+#
+# 什么也不发生：它永远保持为 1。无偏置 tanh 的核是奇的，所以 $\mu_4 = \mu_{10} = 0$，而一个模态的残差
+# 按 $e^{-\eta\mu_k t}$ 衰减。只有模态 1 被学到。需要偏置（或偶的激活函数）。
+#
+# </details>
+#
+# 4. 一个隐藏层的 ReLU NTK 在 $S^{d-1}$ 上有 $\mu_k \propto k^{-d}$，$k$ 次球谐函数约有 $k^{d-2}$
+#    个。第 $i$ 大的特征值随 $i$ 衰减得多快？用 $S^2$ 检验你的公式。
+#
+# <details><summary>答案</summary>
+#
+# 直到 $k$ 次的各阶约占 $k^{d-1}$ 个位置，所以 $i \sim k^{d-1}$，$\lambda_i \sim k^{-d} \sim
+# i^{-d/(d-1)}$。在 $S^2$ 上（$d = 3$）：$i^{-3/2}$，即 §4.5.2 的阶梯。$d$ 很大时指数趋于
+# $-1$。
+#
+# </details>
+#
+# 5. 对一层的 erf NTK，$r = \rho_0 - \sqrt{\rho_0^2 - 1}$，$\rho_0 = 1 + 1/(2\sigma_w^2)$。更大的
+#    $\sigma_w$ 使衰减更快还是更慢？从激活函数的角度说明原因。
+#
+# <details><summary>答案</summary>
+#
+# 更慢：随着 $\sigma_w$ 增大，$\rho_0 \to 1$，$r \to 1$（$\sigma_w = 1$ 时 $r^2 = 0.146$，$\sigma_w =
+# 2$ 时为 0.372）。更大的权重使预激活更大，在它们的尺度上 erf 越来越像
+# $\operatorname{sign}$，而后者的折点带回了缓慢的、近乎幂律的衰减。
+#
+# </details>
+
+# %% tags=["check"]
+nh.check_close("question 5: r² at σ_w = 1 and 2 (0.146, 0.372)",
+               [course.erf_rate(1.0) ** 2, course.erf_rate(2.0) ** 2], [0.146, 0.372], atol=5e-4)
+nh.check_close("question 5: the erf step ratio at k = 25 follows r² at σ_w = 2 as well",
+               course.step_ratio(course.circle_spectrum("erf", 1, 2.0), 25) / course.erf_rate(2.0) ** 2, 1.0,
+               rtol=0.05)
 
 # %% [markdown]
 # ## 小结
 #
-# - 无偏置的 ReLU：$\Theta(ax, bx') = ab\,\Theta(x,x')$（齐次，而非尺度不变）；偏置和会饱和的激活函数都会破坏这一性质。
-#   erf 核依赖于 $\lVert x\rVert$、$\lVert x'\rVert$ 和 $x \cdot x'$（旋转不变，但不平稳）：归一化之后，
-#   输入很小时它是线性核（无偏置时），输入很大时是反正弦核 $1 - 2\theta/\pi$，无论如何都不是 RBF 核。
-# - 在圆周上，ReLU NTK 的特征值按 $k^{-2}$ 下降（在 $S^{d-1}$ 上按 $k^{-d}$）；erf 的特征值按几何级数下降，
-#   且无偏置时只含奇数 $k$。
-# - 只有**一个**无偏置的 ReLU 隐藏层时，NTK 没有 $k \geq 3$ 的奇数模态（ReLU = 线性部分 + 偶部分）；
-#   从两层开始它们出现（深度 2 时 $\mu_3/\mu_1 \approx 0.083$），并相对于 $\mu_1$ 随深度增长；有偏置时，任何深度都有奇数模态。
-# - 每个模态都按自己的速率 $\mu_k$ 被学会：这就是频谱偏置，ReLU 也不例外。
-# - 无偏置的奇激活函数只能表示奇函数：在镜像对称的训练输入上，它们保留目标的奇部分，丢掉其偶部分。
+# - 无偏置的 ReLU 网络是正齐次的，$\Theta(ax, bx') = ab\,\Theta(x, x')$；偏置会打破它，而
+#   tanh 在 0 附近线性、远处饱和，所以它的归一化核随输入尺度变化（一层的
+#   NNGP：从 $\cos\theta$ 变到反正弦核）。
+# - 激活函数的光滑程度决定特征值的衰减：ReLU 的尖角在圆周上给出 $\mu_k \propto k^{-2}$
+#   （在 $S^{d-1}$ 上为 $k^{-d}$，在 $S^2$ 上按序号为 $i^{-3/2}$）；erf 以其闭式给出的速率 $r$ 几何衰减；
+#   tanh 比任何幂次都快，但没有固定的几何速率。
+# - 奇偶性决定哪些模态存在：无偏置的 tanh 只有奇数 $k$（只能拟合奇函数），无偏置的 ReLU
+#   一层时没有奇数 $k \ge 3$，从两层起则全都有；偏置带来所有模态。
+# - 深度：ReLU 的 NTK 线性增长，并保持 $k^{-2}$；tanh 的取决于 $\sigma_w$：它消失（有序相）、
+#   趋于 ½（边界 $\sigma_w = 1$），或使输入去相关、展宽频谱（混沌相）。
+# - 在核区域、均匀数据上，模态 $k$ 以速率 $\eta\mu_k$ 被学到：这就是频谱偏置，ReLU 也不例外。
+
+# %% [markdown]
+# ## 写给教材第 4 章的读者
+#
+# <details><summary>§4.5.1：ReLU 核的“尺度不变性”（勘误 A24）</summary>
+#
+# **教材原文：** 在球面上 ReLU 核只依赖于夹角，因此是尺度不变的，并且
+# $\Theta(ax, bx') \ne ab\,\Theta(x, x')$。
+#
+# **正确的说法：** 没有偏置时，ReLU 的核是正齐次的：对 $a, b > 0$，$\Theta(ax, bx') = ab\,\Theta(x, x')$
+# （§4.5.1，检验到 $10^{-12}$）；只有归一化的核才是尺度不变的，偏置会打破
+# 齐次性。在球面上只依赖于夹角并不是 ReLU 特有的：每个权重独立同分布于高斯分布的 MLP
+# 都有旋转不变的核。[勘误 A24](../../ERRATA.zh.md#a24)
+#
+# </details>
+#
+# <details><summary>§4.5.1：tanh 与 erf 的核“更接近 RBF 核”（勘误 A25）</summary>
+#
+# **教材原文：** tanh 和 erf 的核既依赖于夹角，也依赖于输入的大小，更光滑，并且更接近
+# RBF 核。
+#
+# **正确的说法：** 依赖于输入大小和更光滑都对；“更接近 RBF”没有确切的含义。
+# RBF 核是平稳的（是 $x - x'$ 的函数）；erf 和 tanh 的核是旋转不变的，但不是
+# 平稳的（§4.5.1 的平移检验），而且对大输入，一层的归一化 NNGP 趋于尺度不变的
+# 反正弦核 $1 - 2\theta/\pi$。[勘误 A25](../../ERRATA.zh.md#a25)
+#
+# </details>
+#
+# <details><summary>§4.5.2：特征值衰减与缺失的模态（勘误 A26）</summary>
+#
+# **教材原文：** tanh/erf 的特征值指数衰减，ReLU 的多项式衰减。
+#
+# **有条件地成立：** ReLU 的衰减是多项式的（在 $S^{d-1}$ 上为 $k^{-d}$）；erf 的是几何的（速率
+# $r$ 来自它的闭式）；tanh 的比任何幂次都快，但不是几何的（它的步比一直上升）。教材
+# 还遗漏了奇偶性：无偏置的 tanh 和 erf 核只含奇数频率，所以这样的网络只能拟合奇
+# 函数；而无偏置 ReLU 的“缺失的奇数模态”只对一个隐藏层成立（两层时 $\mu_3/\mu_1 = 0.083$）。
+# [勘误 A26](../../ERRATA.zh.md#a26)
+#
+# </details>
+#
+# <details><summary>§4.5.2：ReLU “能有效地学习高频”（勘误 A27）</summary>
+#
+# **教材原文：** 因为 ReLU 的特征值只按多项式衰减，它能有效地学习高频。
+#
+# **正确的说法：** ReLU 仍有频谱偏置。在核区域、均匀数据上，模态 $k$ 以
+# 速率 $\eta\mu_k$ 被学到，而 $\mu_k$ 按 $k^{-d}$ 衰减：在圆周上，模态 10 所需的时间约为模态 1 的 200 倍
+# （$\mu_1/\mu_{10} = 235$）（Basri et al. 2019；Bietti & Mairal 2019）。[勘误 A27](../../ERRATA.zh.md#a27)
+#
+# </details>
+#
+# <details><summary>§4.5.3：空着的对照表（勘误 A28）</summary>
+#
+# **教材原文：** 它预告了一张比较 ReLU 和 tanh 的表，但表是空的。
+#
+# **正确的说法：** 上面 §4.5.3 的表把它填上了，数字都是本课测得的：齐次性、
+# 小输入和大输入的极限、尖角及其 $k^{-2}$ 频谱与 tanh 更快的衰减、存在的模态、
+# 深度（有序相、边界 $\sigma_w = 1$、混沌相），以及偏置的用途。[勘误 A28](../../ERRATA.zh.md#a28)
+#
+# </details>
+#
+# <details><summary>练习 4.4：“ReLU 因尺度不变性而更受青睐”（勘误 A29、A31）</summary>
+#
+# **教材原文：** 练习问为什么 ReLU 因其尺度不变性而更受青睐。
+#
+# **正确的说法：** 这个前提就是 A24 的错误：ReLU 的核是齐次的，而不是尺度不变的。这道练习在
+# `exercises/chapter4/ex4_4_relu_vs_erf.ipynb` 中重新提出。[勘误 A29](../../ERRATA.zh.md#a29)
+#
+# </details>
 #
 # **练习：** 4.4（ReLU 与 erf：齐次性、特征值衰减、奇偶性）和 4.8（激活函数与双下降）。
 #
-# **下一课：** [07 · 训练动力学](07_training_dynamics.ipynb)
+# **上一课：** [05b · 参数化](05b_parameterization.ipynb) · **下一课：** [07 · 训练动力学](07_training_dynamics.ipynb)
