@@ -173,11 +173,16 @@ def test_the_scale_explorer_says_what_it_draws(before, after):
     out = StringIO()
     with redirect_stdout(out):
         normalization.draw_scale(before, after)
+    assert out.getvalue() == "", "the explorer's numbers belong in its title (a saved notebook drops prints)"
     ax = plt.gcf().axes[0]
-    assert ax.get_title() == title
+    first, second = ax.get_title().split("\n")
+    assert first == title, (first, title)
     assert all(np.isfinite(line.get_ydata()).all() for line in ax.get_lines())
     theta, base = normalization.kernel_vs_scale(before, after)
-    assert f"{base:.4f}" in out.getvalue() and f"{float(theta[-1]):.4f}" in out.getvalue()
+    for value in (base, float(theta[0]), float(theta[-1])):
+        assert f"{value:.4f}" in second, (value, second)
+    solid = ax.get_lines()[0].get_ydata()
+    np.testing.assert_allclose(solid, theta, rtol=1e-12, err_msg="the solid curve is the layer-norm kernel")
     plt.close("all")
 
 
@@ -186,12 +191,25 @@ def test_the_batch_explorer_says_what_it_draws(width, batch_size):
     out = StringIO()
     with redirect_stdout(out):
         normalization.draw_batch(width, batch_size)
+    assert out.getvalue() == "", "the explorer's numbers belong in its title (a saved notebook drops prints)"
     ax = plt.gcf().axes[0]
-    assert ax.get_title() == normalization.describe_batch(width, batch_size)
-    spread = float(normalization.batch_outputs(width, batch_size).std())
-    assert f"std {spread:.3f}" in ax.get_title()
-    assert f"batch size {batch_size}" in out.getvalue() and "nan" not in out.getvalue().lower()
+    first, second = ax.get_title().split("\n")
+    assert first == normalization.describe_batch(width, batch_size)
+    outputs = normalization.batch_outputs(width, batch_size).numpy()
+    spread = float(np.std(outputs, ddof=1))                          # independent of torch's std
+    assert f"std {spread:.3f}" in first and f"std {spread:.3f}" in second, (spread, ax.get_title())
+    assert f"mean {float(np.mean(outputs)):.3f}" in second, second
+    frozen = float(normalization.batch_outputs(width, batch_size, frozen=True)[0])
+    assert f"frozen statistics: {frozen:.3f}" in second, (frozen, second)
+    assert f"batch size {batch_size}" in second and "nan" not in second.lower(), second
     plt.close("all")
+
+
+def test_the_batch_with_x1_puts_x1_first_and_its_mates_after():
+    batch = normalization.batch_with_x1(6, 3)
+    assert batch.shape == (6, normalization.D), batch.shape
+    torch.testing.assert_close(batch[:1], normalization.X1, rtol=0, atol=0)
+    torch.testing.assert_close(batch[1:], normalization.batch_mates(6, 3), rtol=0, atol=0)
 
 
 def test_the_idea_diagram_has_a_takeaway_title_and_renders():

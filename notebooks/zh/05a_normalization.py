@@ -11,7 +11,8 @@
 #   （层归一化之前有偏置）；
 # - 为什么**批归一化**（batch norm）没有两两输入之间的核：它的统计量来自有限的批次，所以一个输入的输出
 #   取决于与它同批的样本，任何宽度下都是如此；
-# - 什么是**冻结**的批归一化（一个有精确核的仿射映射），以及如何*估计*使用批统计量的批归一化的核。
+# - 什么是**冻结**的批归一化（初始化时是一个有精确核的固定缩放），以及如何*估计*使用批统计量的批归一化的核，
+#   一次一个批次。
 #
 # **预备知识：** 第 01–02 课（NNGP $\Sigma$、NTK $\Theta$ 及其递归）。上一课：
 # [04 · 残差网络](04_resnet.ipynb)。
@@ -54,45 +55,64 @@ plt.show()
 # 层归一化把一个输入的预激活 $z \in \mathbb R^m$ 映射为
 # $\operatorname{LN}(z)_i = (z_i - \mu)/\sqrt{s^2 + \epsilon}$，其中 $\mu = \frac1m\sum_i z_i$，
 # $s^2 = \frac1m\sum_i (z_i - \mu)^2$（即本软件包的 `nh.layer_norm()`，不含可学习的增益和平移，
-# $\epsilon = 10^{-5}$）。紧接在全连接层之后、在初始化时，各单元的 $z_i(x)$ 相互独立，
-# 均值为 0，方差为 $\Sigma(x, x)$。当 $m \to \infty$ 时，由大数定律得 $\mu \to 0$ 和
+# $\epsilon = 10^{-5}$）。紧接在第一个全连接层之后、在初始化时，各单元的 $z_i(x)$ 相互独立，
+# 均值为 0，方差为 $\Sigma(x, x)$；在更深的全连接层之后，在给定下面一层的条件下同样成立，方差是下面一层的经验
+# $\hat\Sigma(x, x)$，它趋于 $\Sigma(x, x)$。当 $m \to \infty$ 时，由大数定律得 $\mu \to 0$ 和
 # $s^2 \to \Sigma(x, x)$：层归一化变成固定的缩放 $z(x) \mapsto z(x)/\sqrt{\Sigma(x,x) + \epsilon}$，
-# 每个输入一个数。两个核都按它缩放：
+# 每个输入一个数，$\Sigma$ 按它缩放：
 #
-# $$\Sigma(x,x') \mapsto \frac{\Sigma(x,x')}{\sqrt{(\Sigma(x,x)+\epsilon)(\Sigma(x',x')+\epsilon)}}, \qquad
-#   \Theta(x,x') \mapsto \frac{\Theta(x,x')}{\sqrt{(\Sigma(x,x)+\epsilon)(\Sigma(x',x')+\epsilon)}}.$$
+# $$\Sigma(x,x') \mapsto \frac{\Sigma(x,x')}{\sqrt{(\Sigma(x,x)+\epsilon)(\Sigma(x',x')+\epsilon)}}.$$
 #
-# （层归一化的雅可比矩阵还会投影掉 $\mathbf 1$ 和 $z$ 这两个方向：$m$ 个方向中的两个，
-# 对 $\Theta$ 的改变是 $O(1/m)$ 的，在极限下消失。）这正是 neural-tangents 中
+# 对 $\Theta$ 需要层归一化的雅可比矩阵。记 $\hat z = (z - \mu\mathbf 1)/s$（暂不考虑 $\epsilon$），
+#
+# $$\frac{\partial \operatorname{LN}(z)}{\partial z} = \frac1s\Big(I - \tfrac1m \mathbf 1\mathbf 1^\top
+#   - \tfrac1m \hat z\hat z^\top\Big) = \frac1s\,(I - P),$$
+#
+# 其中 $P$ 投影到 $\mathbf 1$ 和 $\hat z$ 这两个方向上。层归一化之前的参数通过 $z$ 起作用；它们的 NTK 是
+# $m \times m$ 矩阵 $\hat\Theta_z(x, x') = \frac{\partial z(x)}{\partial \theta}
+# \frac{\partial z(x')}{\partial \theta}^{\!\top}$，它趋于 $\Theta(x, x')\,I$。经过层归一化后它是
+#
+# $$\frac{(I - P)\,\hat\Theta_z(x, x')\,(I - P')}{s\,s'} \;\to\; \frac{\Theta(x, x')}{s\,s'}\,(I - P)(I - P'),
+#   \qquad s\,s' \to \sqrt{\Sigma(x,x)\,\Sigma(x',x')}.$$
+#
+# $P$ 和 $P'$ 的矩阵元都是 $O(1/m)$ 的，所以 $(I - P)(I - P')$ 的每个矩阵元与单位矩阵只差 $O(1/m)$，在极限下
+#
+# $$\Theta(x,x') \mapsto \frac{\Theta(x,x')}{\sqrt{(\Sigma(x,x)+\epsilon)(\Sigma(x',x')+\epsilon)}}.$$
+#
+# 这正是 neural-tangents 中
 # `stax.LayerNorm` 的层归一化规则（Novak et al. 2020）；Tensor Programs 框架也涵盖它（Yang 2020，Tensor Programs II）。
 #
 # ### 核何时只看方向？
 #
 # 把一个输入乘以 $a > 0$。层归一化会去掉任何正的因子：对 $c > 0$ 有 $\operatorname{LN}(c\,z) =
-# \operatorname{LN}(z)$（不计 $\epsilon$）。所以，如果层归一化*之前*的各层对输入是**正齐次**的，
+# \operatorname{LN}(z)$（不计 $\epsilon$）。考虑一个串联网络，其中输入只经过这个层归一化到达后面的部分
+# （层归一化周围没有跳连：在 pre-LN 残差块中 $x$ 还会绕过层归一化）。如果层归一化*之前*的各层对输入是**正齐次**的，
 # 即对参数 $\theta$ 的每一个取值都有 $z(ax;\theta) = a^k z(x;\theta)$，那么对每个 $\theta$ 都有
 # $f(ax;\theta) = f(x;\theta)$。作为 $\theta$ 的函数，两个相等的函数梯度也相等，
-# 所以 $\Theta(ax, x') = \Theta(x, x')$：精确成立，在任何宽度下都成立，而不只是在极限下。
-# 当层归一化跟在一个无偏置的全连接层之后，或者跟在由无偏置的全连接层和 ReLU 组成的一叠层之后时，正是这种情形。
+# 所以 $\Theta(ax, x') = \Theta(x, x')$：精确成立（不计 $\epsilon$），在任何宽度下都成立，而不只是在极限下。
+# 当层归一化跟在一个无偏置的全连接层之后时，正是这种情形（同样的论证也适用于一叠无偏置的层，只要其中的激活函数是正齐次的）。
 #
 # **层归一化之前的偏置**会破坏这一点：$z(ax) = a\,Wx + b$ 不是 $z(x) = Wx + b$ 的倍数。
-# 不是齐次的激活函数（例如 $\tanh$）也会破坏它。这时带层归一化的核仍然依赖于输入的范数，
+# 层归一化之前任何不是正齐次的层也会破坏它。这时带层归一化的核仍然依赖于输入的范数，
 # 依赖的方式取决于层归一化之前的各层对范数做了什么。
 #
 # 实验：两个输入 $x, x'$（$x \cdot x/d = 1$，$d = 5$），方向几乎相反
 # （$x \cdot x'/d = -0.74$）。把 $x$ 乘以从 $1/4$ 到 $4$ 的 $a$，对四个网络画出 $\Theta(ax, x')/\Theta(x, x')$：
-# 第一层有偏置和无偏置的 ReLU 网络，以及在第一层之后加上层归一化的同样两个网络。
+# 第一层有偏置和无偏置的 ReLU 网络，以及在第一层之后加上层归一化的同样两个网络。对这四个网络，
+# $\Theta(x, x')$ 都是**负的**（图例中给出）：比值大于 1 表示 $\Theta(ax, x')$ 比 $\Theta(x, x')$ 更负，
+# 比值为负表示 $\Theta(ax, x')$ 是正的。
 
 # %%
-ratios = {}
-for name, bias, with_ln in [("ReLU, no bias", 0.0, False), ("ReLU + bias", 0.5, False),
+ratios, bases = {}, {}
+for name, bias, with_ln in [(nh._("ReLU, no bias"), 0.0, False), (nh._("ReLU + bias"), 0.5, False),
                             (nh._("layer norm, no bias before it"), 0.0, True),
                             (nh._("layer norm, bias σ_b = 0.5 before it"), 0.5, True)]:
-    theta, base = course.kernel_vs_scale(bias, with_layer_norm=with_ln)   # Θ(a x, x′) for each a, Θ(x, x′)
-    ratios[name] = theta / base
+    theta, bases[name] = course.kernel_vs_scale(bias, with_layer_norm=with_ln)   # Θ(a x, x′) per a; Θ(x, x′)
+    ratios[name] = theta / bases[name]
 fig, ax = plt.subplots()
 for name, ratio in ratios.items():
-    ax.plot(course.SCALES, ratio, "o-", ms=4, label=name)
+    ax.plot(course.SCALES, ratio, "o-", ms=4,
+            label=nh._("{name}: Θ(x, x′) = {base:.3f}").format(name=name, base=bases[name]))
 ax.axhline(0, color="k", lw=0.5)
 ax.set_xscale("log")
 nh.plotting.width_ticks(ax, [0.25, 0.5, 1, 2, 4])
@@ -103,9 +123,9 @@ ax.legend(fontsize="small")
 plt.show()
 
 # %% tags=["check"]
-ln_names = list(ratios)[2:]
+relu_names, ln_names = list(ratios)[:2], list(ratios)[2:]
 # no bias: the ReLU network is homogeneous of degree 1 in x (rounding only)
-nh.check_close("ReLU, no bias: Θ(a x, x′)/Θ(x, x′) = a", ratios["ReLU, no bias"], course.SCALES, rtol=1e-10)
+nh.check_close("ReLU, no bias: Θ(a x, x′)/Θ(x, x′) = a", ratios[relu_names[0]], course.SCALES, rtol=1e-10)
 # layer norm after a bias-free layer: a changes only the ε term, 1e-5 against Σ(ax, ax) ≥ 0.12
 nh.check_close("layer norm, no bias before it: the ratio is 1 for every a", ratios[ln_names[0]],
                np.ones_like(course.SCALES), atol=1e-4)
@@ -115,22 +135,33 @@ nh.check_close("layer norm, bias 0.5 before it: the ratio at a = 1/4, 1, 4 (−2
 nh.check_that("layer norm, bias before it: the ratio is negative at a = 0.5 and positive at a = 0.59",
               biased[4] < 0 < biased[5], measured=biased[4:6].round(3), expected="< 0, > 0")
 nh.check_between("ReLU + bias: largest relative gap between the ratio and a (above 0.1)",
-                 float(np.abs(ratios["ReLU + bias"] / course.SCALES - 1).max()), 0.1, np.inf)
+                 float(np.abs(ratios[relu_names[1]] / course.SCALES - 1).max()), 0.1, np.inf)
+nh.check_close("the two inputs: x·x′/d (−0.74)", float(course.PAIR[0] @ course.PAIR[1]) / course.D, -0.74,
+               atol=0.005)
+nh.check_close("Θ(x, x′) of the four networks, in the legend's order (−0.130, −0.084, −0.067, −0.038)",
+               list(bases.values()), [-0.130, -0.084, -0.067, -0.038], atol=0.0005)
+nh.check_close("layer norm, bias before it: Θ(x/4, x′) (+0.101)",
+               float(course.kernel_vs_scale(0.5)[0][0]), 0.101, atol=0.0005)
+nh.check_close("ReLU + bias: the ratio at a = 1/4 and 4 (−1.09, 5.87)", ratios[relu_names[1]][[0, -1]],
+               [-1.09, 5.87], atol=0.005)
 
 # %% [markdown]
 # 来读这四条曲线。没有偏置时 ReLU 网络是齐次的：$\Theta(ax, x') = a\,\Theta(x, x')$，
 # 是 $a$ 的一条斜率为 1 的直线（这里看起来弯曲，只是因为 $a$ 轴是对数坐标）。无偏置的层之后接层归一化，
 # 就把这条直线变成常数 1。层归一化之前有 $\sigma_b = 0.5$ 的偏置时，比值从 $a = 1/4$ 处的 $-2.66$
 # 变到 $a = 4$ 处的 $1.55$，并在 $a = 0.5$ 与 $a = 0.6$ 之间变号。为什么离 1 这么远？
-# 两个输入几乎方向相反，所以 $\Theta(x, x') = -0.038$ 很小且为负。对一个小的输入，
-# $z(ax) = aWx + b$ 主要是偏置，而 $x'$ 也带着同一个偏置。它们之间的核是正的：$\Theta(x/4, x') = +0.101$。
+# 两个输入几乎方向相反，所以 $\Theta(x, x') = -0.038$ 很小且为负，而比值要除以它；与此同时
+# $\Theta(ax, x')$ 本身会变号，变成 $\Theta(x/4, x') = +0.101$（原因见下面交互探索处的第三个问题）。
+# 有偏置、无层归一化的 ReLU 网络也摆动很大，从 $a = 1/4$ 处的 $-1.09$ 到 $a = 4$ 处的 $5.87$：
+# 那里 $\Theta(4x, x') = -0.495$，远比 $\Theta(x, x') = -0.084$ 更负。
 #
 # ## 动手探索：偏置放在哪里
 #
 # 交互探索画出 $\Theta(ax, x')$ 本身随 $a$ 的变化（而不是比值，因为比值的分母可能经过零）：
 # 实线是网络 dense($\sigma_b$ before) → 层归一化 → ReLU → dense(1, $\sigma_b$ after)，
 # 虚线是去掉层归一化的同一网络；点线标出每条曲线在 $a = 1$ 处的值。标题给出层归一化曲线在
-# $a \in [1/4, 4]$ 上的变化幅度，相对于核的大小 $\sqrt{\Theta(x,x)\,\Theta(x',x')}$。
+# $a \in [1/4, 4]$ 上的变化幅度，相对于核的大小 $\sqrt{\Theta(x,x)\,\Theta(x',x')}$，
+# 第二行给出层归一化曲线在 $a = 1$、$1/4$ 和 $4$ 处的值。
 # 它的初始设置就是上面的反例：层归一化之前 $\sigma_b = 0.5$，之后没有偏置。
 
 # %% tags=["nbval-ignore-output"]
@@ -155,7 +186,7 @@ nh.widgets.live_figure(course.draw_scale,
 #
 # <details><summary>答案</summary>
 #
-# 不会：它保持平坦，整体上移 $\sigma_b^2 = 1$，到 $0.9334$（读出层的偏置在每个输入处的梯度都是
+# 不会：它保持平坦，整体上移 $\sigma_b^2 = 1$，到 $0.9334$（在本课程采用的 NTK 参数化下，读出层的偏置在每个输入处的梯度都是
 # $\sigma_b = 1$，所以它给 $\Theta$ 的每个矩阵元都加上 $\sigma_b^2$）。层归一化之后的部分
 # 只看到归一化后的向量，而这个向量对 $ax$ 和对 $x$ 是相同的，所以对每个 $\theta$ 仍有
 # $f(ax;\theta) = f(x;\theta)$。虚线不是平的：那里 $\Theta(ax, x') = a\,\Theta_0(x, x') + 1$，
@@ -164,13 +195,15 @@ nh.widgets.live_figure(course.draw_scale,
 # </details>
 #
 # 3. 把层归一化之后的偏置调回 0，再把层归一化之前的偏置从 0.5 推到 2。核对 $a$ 的依赖会更强还是更弱？
-#    层归一化会把一个小的输入变成什么？
+#    层归一化会把一个小的输入变成什么？为什么 $x$ 和 $x'$ 方向几乎相反，$\Theta(x/4, x')$ 却是正的？
 #
 # <details><summary>答案</summary>
 #
 # 更强：标题中的变化幅度从 0.16 增大到 0.57。取 $\sigma_b = 2$ 时，对小的 $a$，偏置在
 # $z(ax) = aWx + b$ 中占主导，于是层归一化返回的几乎就是归一化后的 $b$：对每个小的输入几乎都是同一个向量，
-# 无论它的方向如何。$\Theta(x/4, x') = 0.668$，而 $a = 1$ 时为 $0.419$，$a = 4$ 时为 $0.101$。
+# 无论它的方向如何。$x'$ 也带着这个偏置，所以在层归一化之后的各层看来，这个小的输入和 $x'$ 很相像，
+# 它们的核是正的：$\Theta(x/4, x') = 0.668$，而 $a = 1$ 时为 $0.419$，$a = 4$ 时为 $0.101$
+# （$\sigma_b = 0.5$ 时 $a = 1/4$ 处为 $+0.101$，原因相同）。
 #
 # </details>
 
@@ -195,18 +228,31 @@ nh.check_close("explorer, bias 2 before: Θ(a x, x′) at a = 1/4, 1, 4 (0.668, 
                explorer_theta(2, 0), [0.668, 0.419, 0.101], atol=0.0005)
 
 # %% [markdown]
-# ### 有限宽网络与之一致，并且精确保持这种不变性
+# ### 有限网络与极限一致，并精确保持不变性（不计 $\epsilon$）
 #
-# 上面的论证对每一个有限宽网络都成立，而不只是在极限下：对无偏置的网络，
-# 经验 NTK（自动求导，单个网络）在每个宽度下都给出 $\Theta(4x, x') / \Theta(x, x') = 1$。
-# 层归一化之前有偏置时，这个比值不等于 1。随着宽度增大，两个网络的经验 NTK 都趋近层归一化的核
-# （8 个输入，每个宽度 4 个网络）。
+# 上面的论证对每一个有限网络都成立，而不只是在极限下：对无偏置的网络，经验 NTK（自动微分，一个网络）
+# 在任何宽度下都给出 $\Theta(4x, x') / \Theta(x, x') = 1$，只有来自 $\epsilon$ 的 $3 \cdot 10^{-6}$ 的变化。
+# 层归一化之前有偏置时，极限是 $1.55$，但一个有限网络的比值很难反映它：分母 $\Theta(x, x') = -0.038$ 很小，
+# 而有限网络的核与极限之差的量级是 $m^{-1/2}$ 乘以核的对角元（这里 $\Theta(x, x) = 1$）。所以比值在不同网络之间
+# 分散得很开；这个单元格打印出宽度 64 和 1024 时 6 个网络（种子 0–5）的比值。
+#
+# 图中比较的是整个核：8 个满足 $x \cdot x/d = 4$ 的输入，每个宽度 4 个网络的 $8 \times 8$ 经验 NTK
+# $\hat\Theta$，以及它的相对误差 $\lVert \hat\Theta - \Theta \rVert_F / \lVert \Theta \rVert_F$
+# （Frobenius 范数，与无限宽的核 $\Theta$ 比较），对 4 个网络取平均。为了换一种设置，图中的网络还带有
+# $\sigma_b = 0.5$ 的读出层偏置（`course.ln_network(bias, 0.5)`）。
 
 # %%
-finite = {width: [course.finite_ntk_ratio(bias, width) for bias in (0.0, 0.5)] for width in (64, 1024)}
-for width, (no_bias, with_bias) in finite.items():
-    print(nh._("width {width}: Θ(4x, x′)/Θ(x, x′) = {no_bias:.6f} without a bias before layer norm, "
-               "{with_bias:.2f} with one").format(width=width, no_bias=no_bias, with_bias=with_bias))
+seeds = range(6)
+limit = float(course.kernel_vs_scale(0.5)[0][-1] / course.kernel_vs_scale(0.5)[1])
+print(nh._("infinite width, bias before layer norm: Θ(4x, x′)/Θ(x, x′) = {limit:.2f}").format(limit=limit))
+finite = {width: {bias: np.array([course.finite_ntk_ratio(bias, width, seed=seed) for seed in seeds])
+                  for bias in (0.0, 0.5)} for width in (64, 1024)}
+for width, ratio in finite.items():
+    values = ", ".join(f"{v:.2f}" for v in ratio[0.5])
+    print(nh._("width {width}: without a bias before layer norm, Θ(4x, x′)/Θ(x, x′) − 1 is at most "
+               "{dev:.0e}; with one, seeds 0–5 give {values} (median {median:.2f})").format(
+        width=width, dev=float(np.abs(ratio[0.0] - 1).max()), values=values,
+        median=float(np.median(ratio[0.5]))))
 inputs = nh.sphere(8, d=course.D, seed=1) * 2
 sweep_widths = [256, 1024, 4096]
 sweeps = {bias: nh.width_sweep(course.ln_network(bias, 0.5), inputs, widths=sweep_widths, seeds=4)
@@ -224,16 +270,25 @@ plt.show()
 
 # %% tags=["check"]
 # the invariance of the bias-free network is exact up to ε (1e-5 against Σ(x, x) = 1.96)
-nh.check_close("finite, no bias before layer norm: Θ(4x, x′)/Θ(x, x′) at widths 64 and 1024",
-               [finite[64][0], finite[1024][0]], [1.0, 1.0], atol=1e-4)
-# with the bias, Θ(x, x′) = −0.038 is small, so a finite network's ratio scatters widely around the limit 1.55
-nh.check_between("finite, bias before layer norm: smallest distance of the ratio from 1 (above 0.3)",
-                 min(abs(finite[64][1] - 1), abs(finite[1024][1] - 1)), 0.3, np.inf)
+nh.check_between("finite, no bias before layer norm: largest |Θ(4x, x′)/Θ(x, x′) − 1|, 12 networks (3e-6)",
+                 max(float(np.abs(finite[w][0.0] - 1).max()) for w in finite), 1e-6, 5e-6)
+nh.check_close("infinite width, bias before layer norm: the limit of the ratio (1.55)", limit, 1.552,
+               atol=0.0005)
+nh.check_close("finite, bias before layer norm: median of 6 networks' ratios, widths 64, 1024 (1.45, 1.81)",
+               [float(np.median(finite[w][0.5])) for w in finite], [1.45, 1.81], atol=0.005)
+nh.check_close("finite, bias before layer norm: the smallest ratio at width 64 (−18.44)",
+               float(finite[64][0.5].min()), -18.44, atol=0.005)
+nh.check_close("the layer-norm network's Θ(x, x) and Θ(x′, x′) (1)",
+               course.ln_network(0.5).kernel(course.PAIR).ntk.diagonal(), [1.0, 1.0], atol=1e-4)
 # the spread of an empirical NTK falls like m^(-1/2); 4 networks per width leave about ± 0.1 in the slope
 nh.check_between("finite, no bias before layer norm: slope of the error in m (about −0.5)",
                  slopes[0.0], -0.65, -0.35)
 nh.check_between("finite, bias 0.5 before layer norm: slope of the error in m (about −0.5)",
                  slopes[0.5], -0.65, -0.35)
+# a wrong limit would leave an error that stops falling: at m = 4096 it must be below 3 × m^(-1/2) from 256
+nh.check_between("finite, both networks: largest error at m = 4096 over 3 × (error at 256) × (256/4096)^½",
+                 max(float(sweep.errors.mean(1)[-1] / (3 * sweep.errors.mean(1)[0] / 4))
+                     for sweep in sweeps.values()), 0, 1)
 
 # %% [markdown]
 # ## 批归一化把同一批次的输入耦合在一起
@@ -243,10 +298,12 @@ nh.check_between("finite, bias 0.5 before layer norm: slope of the error in m (a
 # $(z_i(x_b) - \mu_i)/\sqrt{s_i^2 + \epsilon}$。这是每个输入和每个权重的光滑函数。但这些统计量是对
 # $B$ 个输入取的平均，而不是对 $m$ 个单元：当 $m \to \infty$ 时它们仍然是随机的，并且依赖于批次中的每一个成员。
 # 所以一个输入的输出取决于与它同批的样本，不存在两两输入之间的核 $\Theta(x, x')$。
-# 无限宽极限对整个批次一起存在，其核依赖于批次（Yang et al. 2019）。在评估模式下统计量是固定的数
-# （滑动平均的均值和方差；初始化时为 0 和 1）：这时批归一化是一个仿射映射，即**冻结**的批归一化，
-# 递归公式可以精确地套用，这里是 $\Sigma \mapsto \Sigma/(1 + \epsilon)$ 和
-# $\Theta \mapsto \Theta/(1 + \epsilon)$。
+# 无限宽极限对整个批次一起存在，其核依赖于批次（前向的核 $\Sigma$：Yang et al. 2019；NTK：Yang 2020，
+# Tensor Programs II）。在评估模式下统计量是固定的数，即每个单元的滑动平均均值和方差：这时批归一化对每个输入
+# 单独是一个仿射映射，即**冻结**的批归一化，两两输入之间的核存在。初始化时每个单元的滑动统计量都是 0 和 1，
+# 所以冻结的批归一化是固定的映射 $z \mapsto z/\sqrt{1 + \epsilon}$，递归公式可以精确地套用：
+# $\Sigma \mapsto \Sigma/(1 + \epsilon)$，$\Theta \mapsto \Theta/(1 + \epsilon)$。（一旦各单元的统计量互不相同，
+# 例如训练之后，核就不再是这样简单的缩放。）
 #
 # 实验：一个网络，全连接 → 批归一化 → ReLU → dense(1)，宽度 1024。固定输入 $x_1$，把它放进
 # 200 个 $B = 8$ 的批次，每次重新抽取另外 7 个成员，记录 $f(x_1)$；然后在冻结的统计量下做同样的事。
@@ -254,15 +311,21 @@ nh.check_between("finite, bias 0.5 before layer norm: slope of the error in m (a
 # %%
 coupled = course.batch_outputs(1024, 8)
 frozen = course.batch_outputs(1024, 8, frozen=True)
+large = course.batch_outputs(1024, 2048, resamples=2)             # two batches of 2048: near the B → ∞ limit
 fig, ax = plt.subplots()
 ax.hist(coupled.numpy(), bins=30, alpha=0.7,
-        label=nh._("batch statistics: std {spread:.3f}").format(spread=float(coupled.std())))
+        label=nh._("batch statistics, B = 8: mean {mean:.2f}, std {spread:.3f}").format(
+            mean=float(coupled.mean()), spread=float(coupled.std())))
 ax.axvline(float(frozen[0]), color=nh.plotting.PALETTE[1], lw=2,
-           label=nh._("frozen statistics: std {spread:.3f}").format(spread=float(frozen.std())))
+           label=nh._("frozen statistics: {value:.2f} in every batch (std {spread:.0f})").format(
+               value=float(frozen[0]), spread=float(frozen.std())))
+ax.axvline(float(large.mean()), color=nh.plotting.PALETTE[2], lw=2, ls="--",
+           label=nh._("batch statistics, B = 2048: {value:.2f}").format(value=float(large.mean())))
 ax.set_xlabel(nh._("f(x₁) for {n} different batches").format(n=course.RESAMPLES))
 ax.set_ylabel("count")
-ax.set_title(nh._("With batch statistics f(x₁) depends on its batch mates; frozen, it does not"))
-ax.legend()
+ax.set_ylim(top=ax.get_ylim()[1] * 1.4)                           # room for the legend above the bars
+ax.set_title(nh._("f(x₁) moves with its batch mates; frozen, it is one value, not their mean"))
+ax.legend(fontsize="small", loc="upper left")
 plt.show()
 
 # %% tags=["check"]
@@ -271,38 +334,77 @@ nh.check_between("batch statistics: std of f(x₁) over the batches, relative to
                  float(coupled.std()) / coupled_rms, 0.1, np.inf)
 nh.check_close("frozen statistics: f(x₁) is the same in every batch (std relative to |f|)",
                float(frozen.std() / frozen.abs().max()), 0.0, atol=1e-12)
+nh.check_close("f(x₁): mean over batches of 8, frozen, two batches of 2048 (−1.16, −1.41, −1.23, −1.21)",
+               [float(coupled.mean()), float(frozen[0]), float(large[0]), float(large[1])],
+               [-1.16, -1.41, -1.23, -1.21], atol=0.005)
 
 # %% [markdown]
-# 所以本软件包不给使用批统计量的批归一化提供核：请求核会抛出 `nh.NoClosedForm`，
-# 并给出两条出路。一条是冻结的统计量。另一条是用一组有限宽网络来*估计*一个批次的核，并给出误差棒
-# （这里是 16 个宽度为 256 的网络，一个包含 6 个输入的批次）：
+# 冻结的那条线并不在直方图的中心：$-1.41$，而批次大小为 8 时各批次的平均值是 $-1.16$。
+# 初始化时冻结的统计量（均值 0，方差 1）按定义既不是使用批统计量时输出的平均，也不是它们在大批次下的极限，
+# 一般也不等于两者中的任何一个：当 $B \to \infty$ 时，
+# 批归一化用每个单元在整个输入分布上的均值和方差去标准化，这里是 0 和一个接近 $\Sigma(x, x) = 1.96$、
+# 各单元互不相同的方差，而不是 0 和 1。两个大小为 2048 的批次给出 $-1.23$ 和 $-1.21$，彼此接近，而离 $-1.41$ 很远。
+#
+# 所以本软件包不给使用批统计量的批归一化提供核：请求核会抛出 `nh.NoClosedForm`，并给出两条出路。
+# 一条是冻结的统计量。另一条是用有限网络的集成来*估计*一个批次的核，并附上误差棒（这里用 16 个宽度为 256 的网络）。
+# 这个单元格在同一个批次上做这两件事：$x_1$ 和 5 个同批样本，都满足 $x \cdot x/d = 1$；然后把 $x_1$
+# 放进另一个同批样本不同的批次。
 
 # %%
-bn = course.bn_network()
+bn, frozen_bn = course.bn_network(), course.bn_network(frozen=True)
 try:
     bn.kernel(course.X1)
 except nh.NoClosedForm:
     print(nh._("bn.kernel(...) raises nh.NoClosedForm: batch statistics have no closed form"))
-frozen_bn = course.bn_network(frozen=True)
-print(nh._("frozen: Θ(x₁, x₁) = {value:.6f}").format(value=float(frozen_bn.kernel(course.X1).ntk[0, 0])))
-estimate = nh.monte_carlo_kernel(bn, nh.sphere(6, d=course.D, seed=3), width=256, n_networks=16)
-print(nh._("Monte Carlo NTK of one batch, first row:"), estimate.ntk[0].numpy().round(3))
-print(nh._("its standard errors:"), estimate.ntk_sem[0].numpy().round(3))
+batches = [course.batch_with_x1(6, resample) for resample in (0, 1)]
+exact_frozen = frozen_bn.kernel(batches[0]).ntk
+estimates = [nh.monte_carlo_kernel(bn, batch, width=256, n_networks=16) for batch in batches]
+frozen_estimate = nh.monte_carlo_kernel(frozen_bn, batches[0], width=256, n_networks=16)
+print(nh._("frozen, exact: Θ(x, x) = {values} for the 6 inputs of the batch").format(
+    values=", ".join(f"{v:.3f}" for v in exact_frozen.diagonal())))
+print(nh._("frozen, Monte Carlo: Θ(x, x) = {values}").format(
+    values=", ".join(f"{v:.2f}" for v in frozen_estimate.ntk.diagonal())))
+print(nh._("batch statistics, Monte Carlo: Θ(x, x) = {values}").format(
+    values=", ".join(f"{v:.2f} ± {e:.2f}" for v, e in zip(estimates[0].ntk.diagonal(),
+                                                         estimates[0].ntk_sem.diagonal()))))
+print(nh._("x₁ in the other batch, batch statistics: Θ(x₁, x₁) = {value:.2f} ± {sem:.2f}, against "
+           "{first:.2f} ± {first_sem:.2f} in the first").format(value=float(estimates[1].ntk[0, 0]),
+                                                  sem=float(estimates[1].ntk_sem[0, 0]),
+                                                  first=float(estimates[0].ntk[0, 0]),
+                                                  first_sem=float(estimates[0].ntk_sem[0, 0])))
 
 # %% tags=["check"]
 # frozen at mean 0 and variance 1: the kernel without batch norm, its first layer's Σ and Θ divided by 1 + ε
 nh.check_close("frozen batch norm: Θ(x₁, x₁) equals the kernel with Σ, Θ of the first layer divided by 1 + ε",
-               float(frozen_bn.kernel(course.X1).ntk[0, 0]),
+               float(exact_frozen[0, 0]),
                float(nh.serial(nh.dense(sigma_w=course.SIGMA_W / (1 + 1e-5) ** 0.5), nh.relu(),
                                nh.dense(1)).kernel(course.X1).ntk[0, 0]), rtol=1e-12)
-nh.check_that("batch statistics: every Monte Carlo standard error is positive and finite",
-              bool(((estimate.ntk_sem > 0) & estimate.ntk_sem.isfinite()).all()))
+nh.check_close("frozen batch norm: Θ(x, x) is 1.96 for all 6 inputs", exact_frozen.diagonal(), [1.96] * 6,
+               atol=1e-4)
+frozen_z = (frozen_estimate.ntk - exact_frozen) / frozen_estimate.ntk_sem
+nh.check_between("frozen batch norm: largest gap Monte Carlo − exact NTK, in standard errors (36 entries)",
+                 float(frozen_z.abs().max()), 0, 4)
+batch_diagonal = estimates[0].ntk.diagonal()
+nh.check_close("batch statistics: Θ(x, x) of the 6 inputs, lowest and highest (1.04, 1.32)",
+               [float(batch_diagonal.min()), float(batch_diagonal.max())], [1.04, 1.32], atol=0.005)
+nh.check_between("batch statistics: highest Θ(x, x) of the batch below the frozen 1.96, in standard errors",
+                 float((1.96 - batch_diagonal.max()) / estimates[0].ntk_sem.diagonal().max()), 4, np.inf)
+gap = float(estimates[1].ntk[0, 0] - estimates[0].ntk[0, 0])
+combined = float(estimates[0].ntk_sem[0, 0] ** 2 + estimates[1].ntk_sem[0, 0] ** 2) ** 0.5
+nh.check_between("batch statistics: Θ(x₁, x₁) in the two batches differs by more than 3 combined SE",
+                 gap / combined, 3, np.inf)
 
 # %% [markdown]
+# 冻结时，这六个输入的核对角元相同，$\Theta(x, x) = 1.96$，因为它们的范数相同；冻结网络的蒙特卡洛估计
+# 与它相差不超过约两个标准误。使用批统计量时，对角元更低，并且在范数相同的输入之间各不相同
+# （1.04 到 1.32，误差棒约 0.05）：一个输入的核有多大，取决于它在同批样本中的位置。把 $x_1$ 放进另一个批次，
+# 它的 $\Theta(x_1, x_1)$ 从 1.16 变到 1.39，是合并误差棒的 3.5 倍。这就是在核中看到的批次耦合。
+#
 # ## 动手探索：宽度与批次大小
 #
-# 交互探索在你选择的宽度和批次大小下，对一个网络重复这个实验：使用批统计量时 $f(x_1)$ 在 200 个批次上的直方图，
-# 以及冻结统计量时的那一个值（竖线）。标题和下面的一行文字给出 $f(x_1)$ 在各批次之间的波动（标准差）。
+# 交互探索对你选定的宽度和批次大小、对一个网络重复这个实验：使用批统计量时 $f(x_1)$ 在 200 个批次上的直方图，
+# 以及使用冻结统计量时的那一个值（竖线）。标题给出各批次之间的波动（标准差），第二行给出平均值、波动和冻结时的值。
+# 每个宽度都是一个不同的随机网络（种子 0）。
 
 # %% tags=["nbval-ignore-output"]
 nh.widgets.live_figure(course.draw_batch, width=nh.widgets.width_slider(256, options=(64, 256, 1024, 4096)),
@@ -311,14 +413,15 @@ nh.widgets.live_figure(course.draw_batch, width=nh.widgets.width_slider(256, opt
 # %% [markdown]
 # **先预测，再检验。**
 #
-# 1. 保持批次大小为 8，把宽度从 64 移到 4096。层归一化的统计量是对 $m$ 个单元取平均，
-#    其波动按 $m^{-1/2}$ 缩小。$f(x_1)$ 的波动也会这样缩小吗？
+# 1. 保持批次大小为 8，把宽度从 64 移到 4096：单元数变为 64 倍。$f(x_1)$ 的波动会变为原来的多少倍？
+#    每一步都会下降吗？（像层归一化的统计量那样按 $m^{-1/2}$ 缩小的波动，会缩小为 1/8。）
 #
 # <details><summary>答案</summary>
 #
-# 不会：它一直在 0.2 左右（宽度 64、256、1024 和 4096 时分别为 0.226、0.196、0.204 和 0.179）。
-# 无论宽度多大，每个单元的统计量都只是对批次中 8 个输入取的平均。更多的单元带来更多这样的统计量，
-# 而不是更准确的统计量。
+# 变为 0.79 倍，而不是 1/8：宽度 64、256、1024 和 4096 时分别为 0.226、0.196、0.204 和 0.179，
+# 而且并非每一步都下降（从 256 到 1024 上升了）。无论宽度多大，每个单元的统计量都只是对批次中 8 个输入取的平均；
+# 更多的单元带来更多这样的统计量，而不是更准确的统计量。不同宽度之间的变化主要来自随机网络本身：
+# 种子 1–3 的波动在 0.17 到 0.43 之间，没有一个按 $m^{-1/2}$ 缩小（从宽度 64 到 4096 最大只缩小为 1/1.8，而不是 1/8）。
 #
 # </details>
 #
@@ -328,7 +431,8 @@ nh.widgets.live_figure(course.draw_batch, width=nh.widgets.width_slider(256, opt
 #
 # 它从 0.196 降到 0.088，即原来的 0.45。批统计量是对 $B$ 个输入取的平均，所以它们的波动，
 # 以及随之而来的 $f(x_1)$ 的波动，大致按 $B^{-1/2}$ 下降：批次变为 4 倍时缩小为 $1/2$。
-# 只有 $B \to \infty$ 才能消除这种耦合；那时批归一化除以的是整个输入分布的统计量，又成了固定的数。
+# 只有 $B \to \infty$ 才能消除这种耦合；那时批归一化除以的是整个输入分布的统计量，又成了固定的数，
+# 但不是初始化时冻结的 0 和 1（见直方图那一节：大小为 2048 的批次给出 $-1.22$，而冻结时是 $-1.41$）。
 #
 # </details>
 #
@@ -351,6 +455,13 @@ def spread(width, batch_size):
 
 nh.check_close("batch explorer, batch 8: spread at widths 64, 256, 1024, 4096",
                [spread(w, 8) for w in (64, 256, 1024, 4096)], [0.226, 0.196, 0.204, 0.179], atol=0.0005)
+other_seeds = np.array([[float(course.batch_outputs(w, 8, seed=seed).std()) for w in (64, 256, 1024, 4096)]
+                        for seed in (1, 2, 3)])
+nh.check_close("batch 8, seeds 1–3: smallest and largest spread over widths 64 to 4096 (0.165, 0.427)",
+               [float(other_seeds.min()), float(other_seeds.max())], [0.165, 0.427], atol=0.0005)
+falls = [spread(64, 8) / spread(4096, 8), *(other_seeds[:, 0] / other_seeds[:, -1])]
+nh.check_between("batch 8, seeds 0–3: largest fall of the spread, width 64 → 4096 (8 for m^(-1/2))",
+                 float(max(falls)), 0, 2)
 nh.check_close("batch explorer, width 256: spread at batch 32 (0.088)", spread(256, 32), 0.088, atol=0.0005)
 nh.check_close("batch explorer, width 256: spread ratio batch 32 / batch 8 (0.45)",
                spread(256, 32) / spread(256, 8), 0.45, atol=0.005)
@@ -396,13 +507,15 @@ nh.check_that("batch explorer, width 256: batch 2 has the largest spread of batc
 #
 # </details>
 #
-# 4. 为什么网络变宽会让层归一化的统计量变成确定的，却不会让批归一化的统计量变成确定的？
+# 4. 交互探索的批次大小最小为 2。对只有一个输入的批次，使用批统计量的批归一化会交给 ReLU 什么？
+#    网络 全连接 → 批归一化 → ReLU → dense(1)（无偏置）会计算出什么？
 #
 # <details><summary>答案</summary>
 #
-# 层归一化对一个输入的 $m$ 个单元取平均：当 $m \to \infty$ 时大数定律适用，
-# 其波动按 $m^{-1/2}$ 缩小。批归一化对一个单元在批次中的 $B$ 个输入上取平均：$B$ 并不随 $m$ 增长，
-# 所以无论宽度多大，它的统计量都仍然是随机的（见交互探索处的第一个问题）。
+# 每个单元都是零：只有一个输入时 $\mu_i = z_i(x_1)$，所以 $z_i(x_1) - \mu_i = 0$，输出是
+# $0/\sqrt{0 + \epsilon} = 0$。ReLU 给出 0，网络对每个输入、每组权重都输出 0：它什么也没有计算，它的 NTK 是 0。
+# （这就是深度学习库在训练模式下拒绝只有一个输入的批次的原因。）$\epsilon$ 让它保持有限；没有 $\epsilon$，
+# 这个映射就是 $0/0$。
 #
 # </details>
 #
@@ -417,8 +530,17 @@ nh.check_that("batch explorer, width 256: batch 2 has the largest spread of batc
 # </details>
 
 # %% tags=["check"]
-nh.check_close("question 1: Σ(x, x′) and Θ(x, x′) after layer norm",
-               [-2 / (2 * 8) ** 0.5, -3 / (2 * 8) ** 0.5], [-0.5, -0.75], rtol=1e-12)
+# question 1's division rule, on the package's kernels of dense → ReLU → dense before and after layer norm
+stack = [nh.dense(sigma_w=course.SIGMA_W), nh.relu(), nh.dense(sigma_w=course.SIGMA_W)]
+pair = torch.cat([course.PAIR[:1], 2 * course.PAIR[1:]])                 # Σ(x, x) = 1.92, Σ(x′, x′) = 7.68
+before, after = nh.serial(*stack).kernel(pair), nh.serial(*stack, nh.layer_norm()).kernel(pair)
+divisor = float(((before.nngp[0, 0] + 1e-5) * (before.nngp[1, 1] + 1e-5)) ** 0.5)
+nh.check_close("question 1: Σ(x, x′) after layer norm is Σ(x, x′) / √((Σ(x, x)+ε)(Σ(x′, x′)+ε))",
+               float(after.nngp[0, 1]), float(before.nngp[0, 1]) / divisor, rtol=1e-10)
+nh.check_close("question 1: Θ(x, x′) after layer norm is Θ(x, x′) / √((Σ(x, x)+ε)(Σ(x′, x′)+ε))",
+               float(after.ntk[0, 1]), float(before.ntk[0, 1]) / divisor, rtol=1e-10)
+nh.check_close("question 1: after layer norm Σ(x, x) = Σ(x′, x′) = 1 (up to ε)", after.nngp.diagonal(),
+               [1.0, 1.0], atol=1e-5)
 tanh_ln = nh.serial(nh.dense(sigma_w=course.SIGMA_W), nh.tanh(), nh.dense(sigma_w=course.SIGMA_W),
                     nh.layer_norm(), nh.relu(), nh.dense(1))
 relu_ln = nh.serial(nh.dense(sigma_w=course.SIGMA_W), nh.relu(), nh.dense(sigma_w=course.SIGMA_W),
@@ -442,6 +564,11 @@ ln_first = course.ln_network(0.0)
 nh.check_close("question 3: with layer norm after the first layer: Θ(2x, 3x′) / Θ(x, x′) = 1",
                float(ln_first.kernel(2 * x, 3 * x_other).ntk / ln_first.kernel(x, x_other).ntk), 1.0,
                atol=1e-4)
+alone = course.bn_network().network(course.D, width=256, seed=0)
+with torch.no_grad():
+    alone_units, alone_output = alone[1](alone[0](course.X1)), alone(course.X1)
+nh.check_close("question 4: batch of one: what batch norm hands the ReLU, and f(x₁)",
+               [float(alone_units.abs().max()), float(alone_output.abs().max())], [0.0, 0.0], atol=1e-12)
 
 # %% [markdown]
 # ## 小结
@@ -449,13 +576,16 @@ nh.check_close("question 3: with layer norm after the first layer: Θ(2x, 3x′)
 # - 在无限宽时，层归一化的统计量就是核的对角元：紧接在全连接层之后，它把
 #   $\Sigma$ 和 $\Theta$ 除以 $\sqrt{\Sigma(x,x)\,\Sigma(x',x')}$（加上 $\epsilon$），递归照常进行。
 # - 这时核只看输入的方向，**前提是**给层归一化提供输入的部分是正齐次的
-#   （无偏置的全连接层和 ReLU）：这时对每个 $\theta$ 都有 $f(ax;\theta) = f(x;\theta)$，在任何宽度下都成立。
+#   （无偏置的全连接层和 ReLU），并且输入只经过层归一化到达后面的部分（串联网络，层归一化周围没有跳连）：
+#   这时对每个 $\theta$ 都有 $f(ax;\theta) = f(x;\theta)$，在任何宽度下都成立。
 # - 层归一化之前的偏置（或 $\tanh$）会让输入的尺度重新进入核：在本课的例子中
-#   $\Theta(ax,x')/\Theta(x,x') = -2.66$、1、$1.55$，对应 $a = 1/4$、1、4。层归一化之后的偏置则不会。
-# - 使用批统计量的批归一化是光滑的，但它耦合了批次：一个输入的输出随同批样本而变
-#   （批次大小为 8 时波动约为 0.2，宽度从 64 到 4096 都是如此），所以不存在两两输入之间的核；
+#   $\Theta(ax,x')/\Theta(x,x') = -2.66$、1、$1.55$，对应 $a = 1/4$、1、4。在这样的串联网络中，层归一化之后的偏置则不会。
+# - 使用批统计量的批归一化是光滑的，但它耦合了批次：一个输入的输出和它的核都随同批样本而变
+#   （批次大小为 8 时，这个网络的 $f(x_1)$ 波动约为 0.2，另外三个种子为 0.17–0.43，从宽度 64 到 4096
+#   没有一个按 $m^{-1/2}$ 缩小），所以不存在两两输入之间的核；
 #   它的核可以用蒙特卡洛方法一次一个批次地估计。
-# - 冻结的批归一化是一个有精确核的仿射映射（初始化时为 $\Sigma/(1+\epsilon)$）。
+# - 冻结的批归一化对每个输入是一个仿射映射，有核；初始化时（统计量为 0 和 1）它把 $\Sigma$ 和 $\Theta$ 除以
+#   $1+\epsilon$。
 
 # %% [markdown]
 # ## 写给教材第 4 章的读者
@@ -467,20 +597,23 @@ nh.check_close("question 3: with layer norm after the first layer: Θ(2x, 3x′)
 #
 # **正确的说法：** 只要批次方差加上 $\epsilon$ 为正，批归一化就是光滑的。它的问题在于
 # **有限的批次**：随着宽度增大，统计量并不会被平均掉，所以一个输入的输出取决于批次中的其他成员
-# （见“批归一化把同一批次的输入耦合在一起”一节：波动不随宽度缩小），核也依赖于批次（Yang et al. 2019）。
-# 冻结的统计量使它成为仿射映射。层归一化确实有核映射，但只有当它之前的部分是正齐次的
-# （没有偏置，用 ReLU 而不是 $\tanh$）时，才使核只依赖于方向（见“核何时只看方向？”一节）。
+# （见“批归一化把同一批次的输入耦合在一起”一节：波动不随宽度缩小），核也依赖于批次（Yang et al. 2019；NTK：Yang 2020，Tensor Programs II）。
+# 冻结的统计量使它成为仿射映射。层归一化确实有核映射；当它之前的部分是正齐次的
+# （没有偏置，用 ReLU 或任何正齐次的激活函数，而不是 $\tanh$），并且输入只经过层归一化到达后面的部分时，
+# 它使核只依赖于方向（见“核何时只看方向？”一节）。
 # [勘误 A17](../../ERRATA.zh.md#a17)
 #
 # </details>
 #
 # <details><summary>§4.5.1：ReLU 核“尺度不变”（勘误 A24）</summary>
 #
-# **教材原文：** 这「赋予了 ReLU NTK 一种内在的尺度不变性」，即 $\Theta(ax, bx') \neq ab\,\Theta(x, x')$。
+# **教材的说法：** 在单位球面上 ReLU 核只依赖于输入之间的夹角，由此它们具有一种尺度不变性；教材把这一性质写成
+# $\Theta(ax, bx') \neq ab\,\Theta(x, x')$，也就是声称核*不*随输入的范数缩放。
 #
 # **正确的说法：** 没有偏置时，ReLU 网络是正齐次的，它的核也是：对 $a, b > 0$ 有
 # $\Theta(ax, bx') = ab\,\Theta(x, x')$（第一幅图中的 “ReLU, no bias” 曲线；“检验你的理解”第 3 题）。
-# 只有归一化之后的核，或者接在无偏置层之后的层归一化，才是尺度不变的；偏置会破坏齐次性。
+# 只有归一化之后的核，或者接在无偏置的全连接层和 ReLU 层之后的层归一化，才是尺度不变的（在
+# 全连接 → $\tanh$ → 全连接 → 层归一化之后则不是，见第 2 题）；偏置会破坏齐次性。
 # [勘误 A24](../../ERRATA.zh.md#a24)
 #
 # </details>

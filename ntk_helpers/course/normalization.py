@@ -6,7 +6,8 @@ spread is the kernel diagonal, so right after a dense layer (Novak et al. 2020, 
     Sigma(x, x') -> Sigma(x, x') / sqrt(Sigma(x, x) Sigma(x', x')),   Theta likewise (eps aside).
 
 The kernel forgets the scale of an input when what feeds layer norm is positively homogeneous in x
-(z(a x) = a^k z(x) for a > 0: bias-free dense layers with ReLU between them, for every weight): then
+(z(a x) = a^k z(x) for a > 0: bias-free dense layers with ReLU between them, for every weight) and x reaches the
+rest of the network only through this layer norm (a serial network, no skip connection around it): then
 f(a x; theta) = f(x; theta) for every theta, so the gradients and the NTK at a x are those at x, at every width.
 A bias before layer norm breaks it: z(a x) = a W x + b is not a multiple of z(x).
 
@@ -15,9 +16,10 @@ input's output depends on its batch mates, and there is no kernel of a pair of i
 
 - :data:`PAIR`, :data:`SCALES`, :func:`ln_network`, :func:`kernel_vs_scale`, :func:`finite_ntk_ratio`: the scale
   experiment, at infinite width and in finite networks;
-- :func:`describe_scale`, :func:`draw_scale`: its explorer (the bias before and after layer norm);
-- :func:`batch_outputs`, :func:`unit_outputs`, :func:`describe_batch`, :func:`draw_batch`: the batch experiment
-  and its explorer (width and batch size);
+- :func:`describe_scale`, :func:`scale_title`, :func:`draw_scale`: its explorer (the bias before and after layer
+  norm);
+- :func:`batch_with_x1`, :func:`batch_outputs`, :func:`unit_outputs`, :func:`describe_batch`, :func:`batch_title`,
+  :func:`draw_batch`: the batch experiment and its explorer (width and batch size);
 - :func:`idea_diagram`: the picture of the two normalizations.
 
 Printed text and new labels go through :func:`~ntk_helpers.course.messages.gettext`; numbers are filled in after.
@@ -103,7 +105,7 @@ def describe_scale(bias_before: float, bias_after: float) -> str:
 
 def draw_scale(bias_before: float, bias_after: float) -> None:
     """The scale explorer: Theta(a x, x') against a for the network with layer norm (solid) and without (dashed),
-    each with its value at a = 1 (dotted); the title from :func:`describe_scale`, one line of numbers."""
+    each with its value at a = 1 (dotted); the title from :func:`scale_title`."""
     import matplotlib.pyplot as plt
 
     from .plotting import PALETTE, width_ticks
@@ -118,11 +120,17 @@ def draw_scale(bias_before: float, bias_after: float) -> None:
     width_ticks(ax, [0.25, 0.5, 1, 2, 4])
     ax.set_xlabel(_("scale a of the first input"))
     ax.set_ylabel("Θ(a x, x′)")
-    ax.set_title(describe_scale(bias_before, bias_after), fontsize=11)
+    ax.set_title(scale_title(bias_before, bias_after), fontsize=10)
     ax.legend(fontsize="small")
+
+
+def scale_title(bias_before: float, bias_after: float) -> str:
+    """The scale explorer's title: :func:`describe_scale`, and on a second line the layer-norm network's
+    Theta(x, x') and Theta(a x, x') at a = 1/4 and 4 (in the figure, so that a saved notebook shows them)."""
     theta, base = kernel_vs_scale(bias_before, bias_after)
-    print(_("with layer norm: Θ(x, x′) = {base:.4f}; Θ(a x, x′) = {low:.4f} at a = 1/4 and {high:.4f} at a = 4")
-          .format(base=base, low=float(theta[0]), high=float(theta[-1])))
+    line = _("with layer norm: Θ(x, x′) = {base:.4f}; Θ(a x, x′) = {low:.4f} at a = 1/4 and {high:.4f} at a = 4")
+    return describe_scale(bias_before, bias_after) + "\n" + line.format(base=base, low=float(theta[0]),
+                                                                        high=float(theta[-1]))
 
 
 # ---------------------------------------------------------------- batch norm: one input, many batches
@@ -137,6 +145,11 @@ def batch_mates(batch_size: int, resample: int) -> torch.Tensor:
     return sphere(check_int("batch_size", batch_size, minimum=2) - 1, d=D, seed=100 + resample)
 
 
+def batch_with_x1(batch_size: int, resample: int) -> torch.Tensor:
+    """The whole batch number ``resample``: x1 first, then its :func:`batch_mates`; shape (batch_size, d)."""
+    return torch.cat([X1, batch_mates(batch_size, resample)])
+
+
 @lru_cache(maxsize=128)
 def _batch_outputs(width: int, batch_size: int, frozen: bool, resamples: int, seed: int) -> torch.Tensor:
     model = bn_network(frozen=frozen).network(D, width=width, seed=seed)
@@ -144,7 +157,7 @@ def _batch_outputs(width: int, batch_size: int, frozen: bool, resamples: int, se
     values = []
     with torch.no_grad():
         for start in range(0, resamples, 20):                   # 20 batches at a time, side by side
-            batches = torch.stack([torch.cat([X1, batch_mates(batch_size, b)])
+            batches = torch.stack([batch_with_x1(batch_size, b)
                                    for b in range(start, min(start + 20, resamples))])     # (r, B, d)
             z = first(batches)                                                              # (r, B, m)
             if frozen:
@@ -183,7 +196,7 @@ def describe_batch(width: int, batch_size: int) -> str:
 
 def draw_batch(width: int, batch_size: int) -> None:
     """The batch explorer: the histogram of f(x1) over :data:`RESAMPLES` batches with batch statistics, and the
-    one value of the same network with frozen statistics; title from :func:`describe_batch`."""
+    one value of the same network with frozen statistics; title from :func:`batch_title`."""
     import matplotlib.pyplot as plt
 
     from .plotting import PALETTE
@@ -195,11 +208,19 @@ def draw_batch(width: int, batch_size: int) -> None:
     ax.axvline(frozen, color=PALETTE[1], lw=2, label=_("frozen statistics"))
     ax.set_xlabel(_("f(x₁) for {n} different batches").format(n=RESAMPLES))
     ax.set_ylabel(_("count"))
-    ax.set_title(describe_batch(width, batch_size), fontsize=11)
+    ax.set_title(batch_title(width, batch_size), fontsize=10)
     ax.legend(fontsize="small")
-    print(_("width {width}, batch size {batch}: f(x₁) has mean {mean:.3f} and std {spread:.3f} over the batches; "
-            "frozen statistics: {frozen:.3f}").format(width=width, batch=batch_size, mean=float(coupled.mean()),
-                                                       spread=float(coupled.std(ddof=1)), frozen=frozen))
+
+
+def batch_title(width: int, batch_size: int) -> str:
+    """The batch explorer's title: :func:`describe_batch`, and on a second line the width, the batch size, the
+    mean and std of f(x1) over the batches and the frozen value (in the figure, so a saved notebook shows them)."""
+    coupled = batch_outputs(width, batch_size)
+    frozen = float(batch_outputs(width, batch_size, frozen=True)[0])
+    return describe_batch(width, batch_size) + "\n" + _(
+        "width {width}, batch size {batch}: mean {mean:.3f}, std {spread:.3f} over the batches; "
+        "frozen statistics: {frozen:.3f}").format(width=width, batch=batch_size, mean=float(coupled.mean()),
+                                                   spread=float(coupled.std()), frozen=frozen)
 
 
 # ---------------------------------------------------------------- the picture
@@ -242,6 +263,7 @@ def idea_diagram():
     return fig
 
 
-__all__ = ["D", "PAIR", "RESAMPLES", "SCALES", "SIGMA_W", "X1", "batch_mates", "batch_outputs",
-           "bn_network", "describe_batch", "describe_scale", "draw_batch", "draw_scale", "finite_ntk_ratio",
-           "flatness", "idea_diagram", "kernel_vs_scale", "ln_network", "unit_outputs"]
+__all__ = ["D", "PAIR", "RESAMPLES", "SCALES", "SIGMA_W", "X1", "batch_mates", "batch_outputs", "batch_title",
+           "batch_with_x1", "bn_network", "describe_batch", "describe_scale", "draw_batch", "draw_scale",
+           "finite_ntk_ratio", "flatness", "idea_diagram", "kernel_vs_scale", "ln_network", "scale_title",
+           "unit_outputs"]
