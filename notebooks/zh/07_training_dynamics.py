@@ -3,17 +3,16 @@
 # [在 Colab 中打开](https://colab.research.google.com/github/ntk-notebooks/ntk-notebooks/blob/main/notebooks/zh/07_training_dynamics.ipynb) · [Binder](https://mybinder.org/v2/gh/ntk-notebooks/ntk-notebooks/HEAD?labpath=notebooks%2Fzh%2F07_training_dynamics.ipynb)（在 Colab 上，要让图和滑块显示中文，请先运行 `%pip install mplfonts==0.0.11` 和 `%env NTK_LESSON_LANGUAGE=zh`）
 # （[English version / 英文版](../07_training_dynamics.ipynb)）
 #
-# *NTK 综述第 3 节与第 7.1 节；教材第 4.4.2 节。*
+# *教材第 4.4.2 节；NTK 综述第 3 节与第 7.1 节。*
 #
 # **本课内容**
-# - 用梯度下降训练的无限宽网络在训练输入**和**测试输入上的闭式输出；损失的归一化方式如何决定时间尺度，
-#   以及哪些学习率能让迭代保持稳定；
+# - 用梯度下降训练的无限宽网络在训练输入**和**测试输入上的闭式输出，以及哪些学习率能让迭代保持稳定；
 # - 宽度 $m$ 增大时，什么收敛到什么、收敛得多快，并用误差棒加以测量；
-# - “惰性训练”度量的究竟是什么：输出的变化是 $O(1)$，而核与特征被冻结；
+# - “惰性训练”度量的究竟是什么：输出的变化是 $O(1)$，而核与特征被冻结；以及 μP 有何不同；
 # - 为什么早停的作用类似于岭惩罚，而一直训练到底则是*无岭*（ridgeless）回归；
-# - 训练后的无限集成给出的误差带是校准良好的；惰性训练并非“表达能力不足”，而是需要大量样本。
+# - 训练后的无限集成给出的误差带是校准良好的；以及一个核究竟能学会哪些目标：只有当核的每个 Mercer 系数都为正时，才能学会所有目标。
 #
-# **预备知识：** 第 01–02 课。
+# **预备知识：** 第 01–02 课；参数化方式（NTK、μP）见第 05b 课。
 
 # %%
 # On Colab (or any Jupyter without this course's package) this installs it (once); here it does nothing.
@@ -28,153 +27,106 @@ import math
 
 import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.ticker import MaxNLocator
 import torch
 from tqdm.auto import tqdm
 import ntk_helpers as nh
+from ntk_helpers.course import dynamics as course     # this lesson's experiments, figures and explorers
 
 nh.plotting.use_style()
 
 # %% [markdown]
-# ## 公式
+# ## 一图看懂核心思想
 #
-# 损失 $\mathcal L = \frac{1}{2n}\sum_i (f(x_i) - y_i)^2$，学习率为 $\eta$ 的梯度流，NTK
-# $\Theta$ 固定不变（无限宽）。于是 $\dot f_t(X) = -\frac{\eta}{n}\Theta\,(f_t(X) - y)$，因此
+# 梯度下降把网络的输出拉向数据；在 NTK 参数化下，宽网络借助一个保持不变的核来完成这件事，因此函数的整条演化路径都有闭式解。在 μP（第 05b 课）下，移动的则是隐藏特征：网络拟合的是同样的数据，但没有哪个固定的核能精确描述它的路径。
+#
+# 下图：宽度 4096 的单隐藏层 ReLU 网络，在圆上的 20 个点上分别做 0、3、10 和 200 步梯度下降，两种参数化各一行。实线：网络；虚线：本课给出的其线性化模型的闭式解（NTK 参数化用解析 NTK；μP 的核即使在无限宽时也会在训练中移动，因此用网络自己在第 0 步的 NTK）。
+
+# %%
+data = course.circle()                    # 20 training angles, 120 test angles, y = sin 2a + 0.5 cos a
+rows = [course.snapshots("ntk"), course.snapshots("mup")]
+course.draw_snapshots(rows)
+plt.show()
+
+# %% [markdown]
+# 从左到右看这些子图。NTK 参数化下的网络从一个大小为 1 的随机函数 $f_0$ 出发，几步之内就到达数据，每一步都与公式重合，而它的特征最多只移动了 0.1 %。μP 网络一开始几乎是平的（它在初始化时的输出随宽度缩小，这里大约只剩偏置），同样拟合了数据，但它的特征先后移动了 29 %、82 % 和 120 %：它学到了新的表示，NTK 也随之改变。在这个光滑的目标上，它的路径与用第 0 步 NTK 算出的公式仍相差不到 0.11；μP 与众不同之处在于，它的特征和核在任何宽度下都移动 $O(1)$（第 05b 课）。本课其余部分讲的是第一行：它的公式、真实网络跟随它的程度，以及它能学会什么、学不会什么。
+
+# %% tags=["check"]
+ntk_row, mup_row = rows
+nh.check_between("NTK parameterization: largest feature change over the 4 snapshots (≤ 0.1 %)",
+                 ntk_row.feature_change.max(), 0, 0.001)
+nh.check_close("μP: feature change at steps 3, 10, 200 (29 %, 82 %, 120 %)", mup_row.feature_change[1:],
+               [0.29, 0.82, 1.20], atol=0.005)
+nh.check_between("NTK parameterization: max |network − formula| at step 200", ntk_row.gaps[-1], 0, 0.05)
+nh.check_between("μP: largest gap to the formula with its step-0 NTK (within 0.11)",
+                 mup_row.gaps.max(), 0.1, 0.11)
+mup_f0 = float(mup_row.network[0].abs().max())
+nh.check_between("μP: largest |f₀| on the test angles (almost flat: its readout bias)", mup_f0, 0, 0.5)
+nh.check_between("μP: spread of f₀ over the test angles (flat)", float(mup_row.network[0].std()), 0, 0.02)
+for row in rows:
+    fit = float((row.network[-1] - course.target(data.angles_test)).abs().max())
+    nh.check_between("both: max |network − target| on the test angles at step 200", fit, 0, 0.1)
+
+# %% [markdown]
+# ## 4.4.2 闭式解
+#
+# 取损失 $\mathcal L = \frac{1}{2n}\sum_i (f(x_i) - y_i)^2$、学习率为 $\eta$ 的梯度流，以及保持不变的 NTK $\Theta$（无限宽）。于是在训练输入 $X$ 上 $\dot f_t(X) = -\frac{\eta}{n}\Theta\,(f_t(X) - y)$，其解为（Jacot et al. 2018；Lee et al. 2019，式 8–9）
 #
 # $$f_t(X) = f_0(X) + \bigl(I - e^{-\eta\Theta t/n}\bigr)\,(y - f_0(X)),$$
 # $$f_t(x^*) = f_0(x^*) + \Theta(x^*, X)\,\Theta^{-1}\bigl(I - e^{-\eta\Theta t/n}\bigr)\,(y - f_0(X)).$$
 #
-# 离散的梯度下降把 $e^{-\eta\Theta t/n}$ 换成 $(I - \eta\Theta/n)^t$：
-# 每一步都把残差 $f - y$ 沿 Gram 矩阵 $\Theta(X, X)$ 第 $i$ 个特征向量方向的分量乘以 $1 - \eta\lambda_i/n$。
-# 只有当所有这些因子都位于 $-1$ 与 $1$ 之间时，迭代才会收敛，即
+# 这里单独写的 $\Theta$ 指 $n \times n$ 的 Gram 矩阵 $\Theta(X, X)$。离散的梯度下降把 $e^{-\eta\Theta t/n}$ 换成 $(I - \eta\Theta/n)^t$：每一步把残差 $f - y$ 沿 $\Theta$ 第 $i$ 个特征向量的分量乘以 $1 - \eta\lambda_i/n$。只有当所有这些因子都在 $-1$ 与 $1$ 之间时，迭代才收敛：
 #
 # $$\eta < \eta_\text{crit} = \frac{2n}{\lambda_\max},\qquad \lambda_\max = \text{NTK 在 } n \text{ 个训练输入上的 Gram 矩阵的最大特征值}.$$
 #
-# 若取 $\mathcal L = \frac12\sum_i$，则去掉 $1/n$（于是 $\eta_\text{crit} = 2/\lambda_\max$）；
-# 若用 PyTorch 的 `MSELoss`（取平均，不带 ½），则改用 $2/n$：见 `nh.linearized_dynamics(..., loss=...)` 与
-# `nh.critical_learning_rate`。
-#
-# > **综述原文：** 综述 §3.2 给出解析解 $f(t) = e^{-Kt}f(0) + (I - e^{-Kt})\,y$；
-# > §6.2 又把 NNGP 写成 $f \sim \mathcal{GP}(0, k_\text{NTK})$，并称「训练前的网络输出可以建模为高斯过程」。  
-# > **正确的说法：** 这个公式只在**训练**输入上成立，而且要求 $\eta = 1$ 并采用 $\frac12\sum$ 形式的损失；
-# > 测试输入还需要上面的 $\Theta(x^*,X)\Theta^{-1}$ 因子。
-# > 初始化时函数的先验是以 **NNGP** 核（而不是 NTK）为协方差的高斯过程；NTK 支配的是训练过程
-# > （[勘误 B9](../../ERRATA.zh.md#b9)，[勘误 B27](../../ERRATA.zh.md#b27)）。
-
-# %% [markdown]
-# ## 1. 真实梯度下降与公式的对照
-#
-# 单隐藏层 ReLU 网络，输入取在圆周上：20 个训练角度，以 $\eta = 1$ 做 200 步梯度下降
-# （这里的临界学习率为 1.49，会在下面的交互探索中打印出来）；
-# 我们在 120 个测试角度上把网络的输出与公式比较，公式使用解析 NTK 和网络自身的 $f_0$。
-# 每 20 步记录一次输出。
+# `nh.linearized_dynamics` 计算这些输出，`nh.critical_learning_rate` 计算这个阈值。¹ 对本课的数据：
 
 # %%
-angles_train = torch.linspace(0, 2 * math.pi, 21, dtype=torch.float64)[:-1] + 0.1
-angles_test = torch.linspace(0, 2 * math.pi, 121, dtype=torch.float64)[:-1]
-on_circle = lambda a: torch.stack([a.cos(), a.sin()], 1) * math.sqrt(2)
-x_train, x_test = on_circle(angles_train), on_circle(angles_test)
-x_all = torch.cat([x_train, x_test])
-y_train = torch.sin(2 * angles_train) + 0.5 * torch.cos(angles_train)
-arch = nh.mlp(1, "relu", sigma_w=1.4, sigma_b=0.3)
-k = arch.kernel(x_all).ntk
-ntk_train, ntk_test = k[:20, :20], k[20:, :20]
-steps = 200
-
-
-def three_trajectories(width, seed=0, lr=1.0):
-    """Test outputs every 20 steps: network, its own linearization, closed form with the analytic NTK."""
-    model = arch.network(2, width=width, seed=seed)
-    with torch.no_grad():
-        f0_train, f0_test = model(x_train)[:, 0], model(x_test)[:, 0]
-    own = nh.empirical_ntk(model, x_all)                    # this network's NTK at initialization
-    record = nh.train(model, x_train, y_train, lr=lr, steps=steps, x_eval=x_test, record_every=20,
-                      track_kernels=False)
-
-    def linearized(kernel):                                 # f_0 + the formula, run for the same steps
-        return nh.linearized_dynamics(kernel[:20, :20], y_train, record.steps, lr=lr, discrete=True,
-                                      ntk_test_train=kernel[20:, :20], f0_train=f0_train,
-                                      f0_test=f0_test).test
-
-    return record.outputs, linearized(own), linearized(k)
-
-
-first = three_trajectories(16384)
-network, _, formula = first
-fig, ax = plt.subplots()
-ax.plot(angles_test, formula[-1], label="closed form (analytic NTK)")
-ax.plot(angles_test, network[-1], "--", label="network, width 16384")
-ax.plot(angles_train, y_train, "ko", ms=4, label="training data")
-ax.set_xlabel("angle (radians)")
-ax.set_ylabel("output after 200 steps")
-ax.legend()
-plt.show()
+print(nh._("λ_max = {lam_max:.2f} (largest eigenvalue of the analytic NTK on the 20 training inputs); "
+           "critical learning rate 2n/λ_max = {critical:.3f}").format(lam_max=data.lam_max,
+                                                                     critical=data.critical_lr))
 
 # %% [markdown]
-# ### 什么收敛到什么
+# ¹ $1/n$ 来自损失中的平均。若用 $\frac12\sum_i$，它就消失了（$\eta_\text{crit} = 2/\lambda_\max$）；若用 PyTorch 的 `MSELoss`（取平均，不带 ½），它变成 $2/n$；两个函数都通过 `loss=...` 接受这种约定。
+
+# %% tags=["check"]
+nh.check_close("critical learning rate: course vs nh.critical_learning_rate", data.critical_lr,
+               nh.critical_learning_rate(data.ntk_train), rtol=1e-12)
+nh.check_close("critical learning rate 2n/λ_max (1.49)", data.critical_lr, 1.49, atol=0.005)
+
+# %% [markdown]
+# ## 1. 真实梯度下降与公式的对照：什么收敛到什么
 #
-# > **综述原文：** 随着宽度增大，「以下两个随机过程……趋同」：
-# > 「初始化时的神经网络输出」与「使用核回归预测的输出」；二者之差对时间和所有 $x$ 一致地趋于零。  
-# > **正确的说法：** 这其实是三个不同的命题。
-# > (1) 在初始化时，$f_0$ *依分布*收敛到以 NNGP 核为协方差的高斯过程：这是一个随机函数，而不是核预测器。
-# > (2) 训练过程中，网络始终贴近它的**线性化模型** $f^\text{lin}$
-# > （在网络自身的初始参数处做一阶泰勒展开得到的模型，从同一个 $f_0$ 出发，用同样的梯度下降训练）：
-# > 对固定的输入 $x$，有 $\sup_{t\le T}|f_t(x) - f^\text{lin}_t(x)| \to 0$（Jacot et al. 2018，定理 2）；
-# > 在学习率低于某个阈值时，Lee et al.（2019，定理 2.1）对所有 $t$ 给出了 $O(m^{-1/2})$ 的上界。
-# > (3) 核回归预测器只是 $f^\text{lin}$ 在 $t\to\infty$ 时的极限，而且它保留着来自 $f_0$ 的随机偏移
-# > （[勘误 B6](../../ERRATA.zh.md#b6)，[勘误 B7](../../ERRATA.zh.md#b7)）。
+# 宽度 $m$ 增大时，成立的是三个不同的命题（对固定的一组输入）：
 #
-# 网络与我们的公式之间的差距有两个来源，可以分开测量：
+# 1. 初始化时，$f_0$ *依分布*收敛到一个以 **NNGP** 核为协方差的高斯过程：这是一个随机函数，而不是核预测器。
+# 2. 训练过程中，网络始终接近它的**线性化** $f^\text{lin}$，即在它自己的初始参数处的一阶泰勒模型，从同一个 $f_0$ 出发、用同样的梯度下降训练：$\sup_{t\le T}|f_t(x) - f^\text{lin}_t(x)| \to 0$（Jacot et al. 2018，定理 2）。Lee et al.（2019，定理 2.1）在学习率低于某个阈值时，对所有 $t$ 给出了 $O(m^{-1/2})$ 的上界。
+# 3. 核回归预测器只是 $f^\text{lin}$ 在 $t\to\infty$ 时的极限，并且保留了来自 $f_0$ 的随机偏移。
 #
-# $$\underbrace{f_t - f^\text{公式}_t}_{\text{总差距}}
-# = \underbrace{\bigl(f_t - f^\text{lin}_t\bigr)}_{\text{命题 (2)}}
-# + \underbrace{\bigl(f^\text{lin}_t - f^\text{公式}_t\bigr)}_{\text{随机的初始 NTK 与解析 NTK 之差}}.$$
+# 因此，网络与使用解析 NTK 的闭式解之间的差距由两部分组成，我们可以分别测量：
 #
-# $f^\text{lin}$ 就是同一个公式，只是把核换成网络自身的初始 NTK $\hat\Theta_0$；
-# 这个核与解析 NTK 相差 $O(m^{-1/2})$（第 01 课）。每个宽度取 8 个随机种子；
-# 每个数都是在 120 个测试输入上、整个训练过程中（每 20 步一次，直到第 200 步）的最大偏差。
-# 这 32 次运行在笔记本电脑上约需 15 s（进度条会逐次计数）。
+# $$\underbrace{f_t - f^\text{formula}_t}_{\text{总差}}
+# = \underbrace{\bigl(f_t - f^\text{lin}_t\bigr)}_{\text{命题 2}}
+# + \underbrace{\bigl(f^\text{lin}_t - f^\text{formula}_t\bigr)}_{\text{随机的初始 NTK 与解析 NTK 之差}}.$$
+#
+# $f^\text{lin}$ 是把同一个公式中的核换成网络自己的初始 NTK $\hat\Theta_0$，它与解析 NTK 相差 $O(m^{-1/2})$（第 01 课）。我们训练四种宽度的网络，每种 6 个种子，以 $\eta = 1$（临界学习率的三分之二）训练 200 步。每个数是在 120 个测试输入上、并在整个训练过程中（每 20 步记录一次）的最大偏差。这 24 次训练大约需要 10 秒（进度条会计数）。
 
 # %% tags=["nbval-ignore-output"]
-widths, seeds = [256, 1024, 4096, 16384], range(8)
-names = ["network − formula (total)", "network − own linearization", "own linearization − formula"]
-printed_names = [nh._("network − formula (total)"), nh._("network − own linearization"),
-                 nh._("own linearization − formula")]
-gaps = np.zeros((3, len(widths), len(seeds)))              # part, width, seed
+widths, seeds = [256, 1024, 4096, 16384], range(6)
+# gaps[part, width, seed]; parts: total, network − own linearization, own linearization − formula
+gaps = np.zeros((3, len(widths), len(seeds)))
 cosines = np.zeros((len(widths), len(seeds)))
 runs = [(i, width, j, seed) for i, width in enumerate(widths) for j, seed in enumerate(seeds)]
 for i, width, j, seed in tqdm(runs, desc=nh._("networks (width, seed)")):
-    network, own, formula = first if (width, seed) == (16384, 0) else three_trajectories(width, seed)
-    parts = [network - formula, network - own, own - formula]
+    run = course.three_trajectories(width, seed)
+    parts = [run.network - run.formula, run.network - run.own, run.own - run.formula]
     gaps[:, i, j] = [float(p.abs().max()) for p in parts]
     a, b = parts[1].flatten(), parts[2].flatten()
-    cosines[i, j] = float(a @ b / (a.norm() * b.norm()))
+    cosines[i, j] = float(a @ b / (a.norm() * b.norm()))       # do the two parts point the same way?
 
 # %%
+names = ["network − formula (total)", "network − own linearization", "own linearization − formula"]
 mean, se = gaps.mean(2), gaps.std(2, ddof=1) / math.sqrt(len(seeds))
-width_header, cosine_header = nh._("width"), nh._("cos(parts)")
-print(f"{width_header:>6}" + "".join(f"{name:>32}" for name in printed_names) + f"{cosine_header:>12}")
-for i, width in enumerate(widths):
-    cells = "".join(f"{f'{mean[p, i]:.4f} ± {se[p, i]:.4f}':>32}" for p in range(3))
-    print(f"{width:>6}{cells}{cosines[i].mean():>12.2f}")
-
-
-# %% [markdown]
-# 用带误差棒的斜率来概括双对数图：对全部 32 个点（每个种子一个点）用最小二乘法拟合
-# $\log(\text{差距}) = a + s\log m$；$s$ 的标准误为
-# $\sqrt{\text{残差方差}/\sum_k(\log m_k - \overline{\log m})^2}$。
-
-# %%
-def slope_with_error(widths, values):
-    """Least-squares slope of log(values) on log(width), values (W, S): slope and its standard error."""
-    x = np.repeat(np.log(widths), values.shape[1])
-    y = np.log(values).reshape(-1)
-    slope, intercept = np.polyfit(x, y, 1)
-    residual = y - (intercept + slope * x)
-    return slope, math.sqrt(residual @ residual / (len(x) - 2) / ((x - x.mean()) ** 2).sum())
-
-
-fits = [slope_with_error(widths, gaps[p]) for p in range(3)]
+fits = [course.slope_with_error(widths, gaps[p]) for p in range(3)]
 fig, ax = plt.subplots()
 for p, (name, (slope, slope_se)) in enumerate(zip(names, fits)):
     bars = ax.errorbar(widths, mean[p], yerr=se[p], fmt="o", capsize=3,
@@ -186,337 +138,436 @@ ax.set_xscale("log")
 ax.set_yscale("log")
 ax.set_xlabel("width m")
 ax.set_ylabel("largest deviation (test inputs, t ≤ 200)")
-ax.set_title("mean ± standard error over 8 seeds; lines: least-squares fits")
-ax.legend(fontsize=9)
+ax.set_title(nh._("Each part shrinks like m^(−1/2); here their sum shrinks more slowly"))
+ax.legend(fontsize=8.5)
 plt.show()
-
-# %%
-for name, (slope, slope_se) in zip(printed_names, fits):
-    print(nh._("{name:>32}: fitted slope {slope:.2f} ± {error:.2f}").format(
-        name=name, slope=slope, error=slope_se))
+for i, width in enumerate(widths):
+    print(nh._("width {width}: total {total:.4f}; cosine between the two parts {cosine:.2f}").format(
+        width=width, total=mean[0, i], cosine=cosines[i].mean()))
 
 # %% [markdown]
-# **数据说明了什么。** 两部分都按 $m^{-1/2}$ 的速率减小：它们拟合出的斜率与 $-1/2$ 相差不到三个标准误。
-# 在这一宽度范围内，*总*差距下降得更慢，因为两部分的方向大致相反
-# （二者之间的余弦，即表格最后一列，明显为负），彼此部分抵消；随着 $m$ 增大，这种抵消逐渐减弱。
-# 理论只给出**上界**：两部分都是 $O(m^{-1/2})$，所以总和也是；
-# 在中等宽度下拟合出高于 $-1/2$ 的斜率并不与之矛盾。宽度为 16384 时，总差距低于目标最大值的 2%。
-# （Lee et al. 的界要求学习率足够小；这里 $\eta = 1$ 是临界学习率的三分之二。
-# 对于光滑的激活函数，与线性化模型的偏差可以下降得更快，达到 $1/m$ 的速率（Dyer & Gur-Ari 2020；Huang & Yau 2020）；
-# ReLU 的折点会让单元在训练中开启或关闭，使偏差保持在 $m^{-1/2}$ 附近。）
-
-# %%
-for p in (1, 2):
-    slope, slope_se = fits[p]
-    assert abs(slope + 0.5) <= 3 * slope_se, (
-        f"{names[p]}: expected slope −0.5 within 3 standard errors (±{3 * slope_se:.3f}), "
-        f"measured {slope:.3f}")
-slope, slope_se = fits[0]
-assert slope + 0.5 >= 3 * slope_se, (
-    f"total gap: expected a slope above −0.5 by at least 3 standard errors ({3 * slope_se:.3f}), "
-    f"measured {slope:.3f} ± {slope_se:.3f}")
-assert (cosines.mean(1) < -0.25).all() and cosines[0].mean() < cosines[-1].mean(), (
-    f"parts should point in opposite directions (mean cosine < −0.25 at every width), most at the smallest "
-    f"width: measured {np.round(cosines.mean(1), 2)}")
-target_size = float(y_train.abs().max())
-assert mean[0, -1] <= 0.02 * target_size, (
-    f"at width 16384 the total gap should be below 2% of the largest target ({0.02 * target_size:.3f}), "
-    f"measured {mean[0, -1]:.4f}")
-
-# %% [markdown]
-# ## 2. 惰性训练的实测
+# 点：6 个种子的均值及其标准误；直线：用全部 24 次训练对 $\log(\text{gap})$ 关于 $\log m$ 做的最小二乘拟合，并给出斜率的标准误。²
 #
-# > **综述原文：** 在惰性训练区域，输出的变化为 $O(t/\sqrt m)$（综述 §3.3 表格中「网络输出」一行）。  
-# > **正确的说法：** 输出的变化是 $O(1)$：在每个宽度下它都要拟合数据。随 $m$ 增大而消失的是 **NTK**
-# > 与隐藏层**特征**的变化（Lee et al. 2019 对 NTK 证明了 $O(m^{-1/2})$）（[勘误 B11](../../ERRATA.zh.md#b11)）。
+# **数据说明了什么。** 两部分各自都按 $m^{-1/2}$ 缩小：两条拟合斜率都在 $-1/2$ 的三个标准误之内。*总差*在这些宽度上下降得更慢（其拟合斜率见图例），因为在这些宽度上两部分的方向大致相反（它们之间的余弦见上方输出，为负），部分相互抵消。这个斜率只描述这些宽度，并不是一条规律：理论给出的是一个**上界**，两部分都是 $O(m^{-1/2})$，它们的和也是；在中等宽度上拟合出比 $-1/2$ 更平缓的斜率并不与之矛盾。在宽度 16384 时，总差低于目标最大值的 2 %。对光滑的激活函数，与线性化的偏差可以下降得更快，如 $1/m$（Dyer & Gur-Ari 2020；Huang & Yau 2020）；对 ReLU，训练中开启或关闭的单元使它更接近 $m^{-1/2}$。
+#
+# ² $s \pm \sqrt{\text{残差方差}/\sum_k(\log m_k - \overline{\log m})^2}$，每个种子算一个点。
+
+# %% tags=["check"]
+(slope_1, se_1), (slope_2, se_2) = fits[1], fits[2]
+nh.check_between("network − own linearization: fitted slope within 3 standard errors of −1/2", slope_1,
+                 -0.5 - 3 * se_1, -0.5 + 3 * se_1)
+nh.check_between("own linearization − formula: fitted slope within 3 standard errors of −1/2", slope_2,
+                 -0.5 - 3 * se_2, -0.5 + 3 * se_2)
+nh.check_that("the two parts point in opposite directions at these widths (mean cosine < −0.25)",
+              (cosines.mean(1) < -0.25).all(), measured=str(np.round(cosines.mean(1), 2)),
+              expected="< −0.25")
+target_size = float(data.y_train.abs().max())
+nh.check_between("width 16384: total gap / largest target (below 2 %)", mean[0, -1] / target_size, 0, 0.02)
+nh.check_that("the total never exceeds the sum of the two parts (triangle inequality, every run)",
+              (gaps[0] <= gaps[1] + gaps[2] + 1e-12).all(), measured="all runs", expected="all runs")
+
+# %% [markdown]
+# ## 2. 测量惰性训练
+#
+# 在 NTK 参数化下，输出的变化是 $O(1)$（在每个宽度下它都拟合了数据），而随 $m$ 增大而消失的是 **NTK** 和隐藏**特征**的变化（Lee et al. 2019 对 NTK 证明了 $O(m^{-1/2})$）。我们测量 200 步训练前后的相对变化 $\lVert\text{after} - \text{before}\rVert/\lVert\text{before}\rVert$：训练输入上的输出、NTK，以及最后一个隐藏层的特征核。
 
 # %%
-rows = []
-for width in [256, 1024, 4096]:
-    model = arch.network(2, width=width, seed=0)
-    record = nh.train(model, x_train, y_train, lr=1.0, steps=steps)
-    output_change = float((record.outputs[-1] - record.outputs[0]).norm() / record.outputs[0].norm())
-    rows.append((width, output_change, record.ntk_change, record.feature_change))
-print(nh._("relative changes ‖after − before‖/‖before‖ over 200 steps"))
-headers = nh._("width"), nh._("output change"), nh._("NTK change"), nh._("feature change")
-print("{:>6} {:>14} {:>11} {:>15}".format(*headers))
-for width, out, ntk, feat in rows:
-    print(f"{width:>6} {out:>14.2f} {ntk:>11.4f} {feat:>15.4f}")
+changes = [course.lazy_changes(width) for width in (256, 1024, 4096)]
+for c in changes:
+    print(nh._("width {width}: output changed by {output:.2f}, NTK by {ntk:.4f}, features by {features:.4f}")
+          .format(width=c.width, output=c.output, ntk=c.ntk, features=c.features))
 
-# %%
-widths_lazy = [r[0] for r in rows]
-smallest_output_change = min(r[1] for r in rows)
-assert smallest_output_change > 0.3, (
-    f"outputs should move by O(1) (relative change > 0.3 at every width), "
-    f"measured minimum {smallest_output_change:.2f}")
-for column, name in [(2, "NTK"), (3, "feature kernel")]:
-    slope = nh.loglog_slope(widths_lazy, [r[column] for r in rows])
-    assert slope < -0.3, (
-        f"{name} change should shrink with width (log-log slope < −0.3), measured slope {slope:.2f}")
+# %% tags=["check"]
+nh.check_between("smallest output change over the three widths (O(1): above 0.3)",
+                 min(c.output for c in changes),
+                 0.3, math.inf)
+nh.check_between("NTK change: log-log slope against width (shrinks: below −0.3)",
+                 nh.loglog_slope([c.width for c in changes], [c.ntk for c in changes]), -math.inf, -0.3)
+nh.check_between("feature change: log-log slope against width (shrinks: below −0.3)",
+                 nh.loglog_slope([c.width for c in changes], [c.features for c in changes]), -math.inf, -0.3)
+
+# %% [markdown]
+# ## 动手探索：宽度、学习率、步数
+#
+# 在测试圆上对照网络（虚线）与公式（实线），两者都从网络自己的 $f_0$ 出发。只要公式的迭代是稳定的，你看到的就是所选步数之后的输出；若不稳定，图就换成**对数坐标下的训练损失**。第一行输出给出公式的临界学习率 $2n/\lambda_\max$，以及这个网络自己在第 0 步的 NTK 的临界学习率 $2n/\hat\lambda_\max$，还有网络训练前后的 $\hat\lambda_\max$。标题说明发生了什么。
+
+# %% tags=["nbval-ignore-output"]
+nh.widgets.live_figure(course.draw_dynamics,
+                       width=nh.widgets.width_slider(1024, options=(64, 256, 1024, 4096)),
+                       learning_rate=nh.widgets.sigma_slider("learning rate", 1.0, min=0.1, max=2.0),
+                       steps=nh.widgets.int_slider("steps", 100, min=0, max=400))
+
+# %% [markdown]
+# **先预测，再验证。**
+#
+# 1. 宽度 64、学习率 1.4、100 步。公式是稳定的（$1.4 < 1.49$），但这个网络自己在第 0 步的阈值更低（输出为 1.32）。网络会不收敛吗？
+#
+# <details><summary>答案</summary>
+#
+# 不会。它的损失从未超过起始值，最后为 $2.7\cdot 10^{-4}$。改变的是它自己的核：它的 $\hat\lambda_\max$ 从 30.3 降到 26.9，低于 $2n/\eta = 28.6$，于是它的迭代变得稳定。宽度 64 的网络离无限宽极限很远：它的 NTK 移动得足以离开不稳定的区域，而这已经超出了核区域。
+#
+# </details>
+#
+# 2. 宽度 4096、学习率 1.6、100 步：高于公式的阈值。哪条曲线会爆炸，另一条又会怎样？
+#
+# <details><summary>答案</summary>
+#
+# 公式会爆炸：它最大的分量每一步都乘以 $|1 - \eta\lambda_\max/n| = 1.14$。网络的损失先急剧上升，在第 14 步达到 25.2，然后到第 100 步降到 $5.8\cdot 10^{-5}$，同时它的 $\hat\lambda_\max$ 从 27.1 降到 22.9，低于 $2n/\eta = 25$。这就是*弹射*（catapult）阶段（Lewkowycz et al. 2020），位于核区域之外。在 $\eta = 1.6$ 和 $2.0$ 时，滑块上的每个宽度都在 400 步之内恢复（种子 0）；在宽度 1024、$\eta = 2$、只有 5 步时还没有恢复（损失仍在上升）。
+#
+# </details>
+#
+# 3. 学习率 1.0、100 步：把宽度从 256 调到 4096，宽 16 倍。输出的 $\max|\text{network} - \text{formula}|$ 会缩小 $\sqrt{16} = 4$ 倍吗？
+#
+# <details><summary>答案</summary>
+#
+# 不会，几乎没变：从 0.042 降到 0.034（宽度 1024 时为 0.029）。这只是一个种子，而一个随机差距在 120 个输入上的最大值波动很大；第 1 节也表明，在这些宽度上总差比它的两部分下降得更慢。要得到宽度规律，需要许多种子和带误差棒的拟合斜率，就像第 1 节那样，而不是每个宽度只跑一次。
+#
+# </details>
+
+# %% tags=["check"]
+narrow = course.explorer_run(64, 1.4, 100)
+nh.check_close("question 1: width 64, own critical learning rate (1.32)",
+               narrow.own_critical_lr, 1.32, atol=0.005)
+nh.check_that("question 1: the loss never rises above its start",
+              float(narrow.loss.max()) <= float(narrow.loss[0]),
+              measured=f"{float(narrow.loss.max()):.3g}", expected=f"≤ {float(narrow.loss[0]):.3g}")
+nh.check_close("question 1: final loss (2.7e-4)", float(narrow.loss[-1]), 2.7e-4, rtol=0.05)
+nh.check_close("question 1: own λ_max before and after (30.3, 26.9)", [narrow.own_start, narrow.own_end],
+               [30.3, 26.9], atol=0.05)
+catapult = course.explorer_run(4096, 1.6, 100)
+nh.check_close("question 2: the formula's factor per step |1 − ηλ_max/n| (1.14)",
+               abs(1 - catapult.ratio), 1.14,
+               atol=0.005)
+nh.check_close("question 2: the network's peak loss (25.2)", float(catapult.loss.max()), 25.2, atol=0.05)
+nh.check_that("question 2: step of the peak (14)", int(catapult.loss.argmax()) == 14,
+              measured=int(catapult.loss.argmax()), expected=14)
+nh.check_close("question 2: final loss (5.8e-5)", float(catapult.loss[-1]), 5.8e-5, rtol=0.05)
+nh.check_close("question 2: own λ_max before and after (27.1, 22.9)", [catapult.own_start, catapult.own_end],
+               [27.1, 22.9], atol=0.05)
+recovered = {(width, lr): course.explorer_run(width, lr, 400)
+             for width in (64, 256, 1024, 4096) for lr in (1.6, 2.0)}
+final = {key: (math.inf if run.diverged_at is not None else float(run.loss[-1]))
+         for key, run in recovered.items()}
+nh.check_between("question 2: η = 1.6, 2.0, 400 steps, widths 64 … 4096: largest final loss",
+                 max(final.values()), 0, 1e-3)
+short = course.explorer_run(1024, 2.0, 5)
+nh.check_that("question 2: η = 2, 5 steps: the loss is still rising",
+              float(short.loss[-1]) == float(short.loss.max()),
+              measured=f"{float(short.loss[-1]):.3g}", expected="the largest loss so far")
+gap = {w: float((course.explorer_run(w, 1.0, 100).outputs[-1] - course.explorer_run(w, 1.0, 100).formula_test)
+                .abs().max()) for w in (256, 1024, 4096)}
+nh.check_close("question 3: max |network − formula| at widths 256, 1024, 4096 (0.042, 0.029, 0.034)",
+               [gap[256], gap[1024], gap[4096]], [0.042, 0.029, 0.034], atol=0.0005)
 
 # %% [markdown]
 # ## 3. 早停是一种隐式的岭正则化
 #
-# 在 $\Theta$ 的特征基下（特征值为 $\lambda_i$），从 $f_0 = 0$（对称化的网络）出发的梯度流
-# 对 $y$ 的每个分量保留比例 $1 - e^{-\eta\lambda_i t/n}$，而惩罚系数为
-# $\rho$ 的岭回归保留 $\lambda_i/(\lambda_i + \rho)$。二者都压缩小特征值（振荡剧烈）的方向；
-# 大致有 $\rho \approx n/(\eta t)$。标签带噪声时，二者都优于一直训练到收敛（无岭插值）。
-#
-# > **教材原文**（第 4.4.2 节）：NTK 参数化「保证了网络在整个训练过程中都停留在参数空间的线性化区域。
-# > 训练过程等价于核岭回归。」  
-# > **正确的说法：** 线性化训练只在 $m\to\infty$ 的极限下才精确成立
-# > （学习率固定、训练时间有限、平方损失；第 1 节测量了有限宽度下的差距）。
-# > 它是从 $f_0$ 出发的核**梯度下降**；当 $t\to\infty$ 时，它给出对 $y - f_0$ 的**无岭**核回归，再加上偏移 $f_0$
-# > （即上面的公式中令 $e^{-\eta\Theta t/n}\to 0$）。只有加上一个把参数拉回初始值的惩罚项时，岭才会出现：
-# > 对于 $\frac{1}{2n}\sum_i(f(x_i)-y_i)^2 + \frac{\lambda}{2}\lVert\theta-\theta_0\rVert^2$，
-# > 线性化模型收敛到 $f_0 + \Theta^*(\Theta + n\lambda I)^{-1}(y - f_0)$，即岭系数 $\rho = n\lambda$。
-# > 早停的作用*类似于*岭，下面的实验正说明了这一点（[勘误 A19](../../ERRATA.zh.md#a19)）。
+# 在 $\Theta$ 的特征基下（特征值 $\lambda_i$），从 $f_0 = 0$（对称化的网络）出发的梯度流保留 $y$ 每个分量的 $1 - e^{-\eta\lambda_i t/n}$，而惩罚为 $\rho$ 的岭回归保留 $\lambda_i/(\lambda_i + \rho)$。两者都压缩小特征值（起伏剧烈）的方向；当 $\rho = n\ln 2/(\eta t)$ 时，两个滤波器在同一个 $\lambda$ 处穿过 ½：大致 $\rho \approx n/(\eta t)$。一直训练到底，梯度流就插值数据：**无岭**核回归。我们给 20 个标签加上标准差为 0.5 的噪声，并相对无噪声的目标测量测试误差。
 
 # %%
-noisy = y_train + 0.5 * torch.randn(20, generator=torch.Generator().manual_seed(0), dtype=torch.float64)
-truth = torch.sin(2 * angles_test) + 0.5 * torch.cos(angles_test)
+noisy = data.y_train + 0.5 * torch.randn(20, generator=torch.Generator().manual_seed(0), dtype=torch.float64)
+truth = course.target(data.angles_test)
 times = np.geomspace(1, 1e6, 40)
-flow = nh.linearized_dynamics(ntk_train, noisy, times, ntk_test_train=ntk_test)
+flow = nh.linearized_dynamics(data.ntk_train, noisy, times, ntk_test_train=data.ntk_test)
 flow_error = ((flow.test - truth) ** 2).mean(1).numpy()
 ridges = 20 / times
-ridge_error = np.array([float(((nh.kernel_regression(ntk_train, ntk_test, noisy, ridge=r) - truth) ** 2)
-                              .mean()) for r in ridges])
+ridge_fits = [nh.kernel_regression(data.ntk_train, data.ntk_test, noisy, ridge=r) for r in ridges]
+ridge_error = np.array([float(((fit - truth) ** 2).mean()) for fit in ridge_fits])
 fig, ax = plt.subplots()
 ax.semilogx(times, flow_error, label="gradient flow, time t")
 ax.semilogx(times, ridge_error, "--", label="ridge regression, ρ = n/(ηt)")
 ax.set_xlabel("training time t (η = 1)")
 ax.set_ylabel("test MSE against the noise-free target")
+ax.set_title(nh._("Stopping early beats training to the end, like a ridge does"))
 ax.legend()
 plt.show()
-
-# %%
-interpolation = float(((nh.kernel_regression(ntk_train, ntk_test, noisy) - truth) ** 2).mean())
+interpolation = float(((nh.kernel_regression(data.ntk_train, data.ntk_test, noisy) - truth) ** 2).mean())
 print(nh._("best test MSE: early stopping {stopping:.3f}, ridge {ridge:.3f}, trained to convergence "
            "(ridgeless) {ridgeless:.3f}, the flow at t = 1e6 {flow:.3f}").format(
     stopping=flow_error.min(), ridge=ridge_error.min(), ridgeless=interpolation, flow=flow_error[-1]))
+
+# %% [markdown]
+# 两条曲线是同一个 U 形：训练太少（岭太大）学不到目标，训练太多（岭太小）拟合了噪声，最后梯度流到达无岭插值解。
+
+# %% tags=["check"]
 best_stop, best_ridge = flow_error.min(), ridge_error.min()
-assert max(best_stop, best_ridge) < 0.5 * interpolation, (
-    f"early stopping and ridge should both beat interpolation by 2×: expected < {0.5 * interpolation:.3f}, "
-    f"measured {best_stop:.3f} and {best_ridge:.3f}")
-assert max(best_stop, best_ridge) < 1.5 * min(best_stop, best_ridge), (
-    f"early stopping and ridge should do about equally well (within 1.5×): "
-    f"measured {best_stop:.3f}, {best_ridge:.3f}")
-assert abs(flow_error[-1] - interpolation) <= 1e-3 * interpolation, (
-    f"long training should reach the ridgeless solution: expected {interpolation:.4f} ± 0.1%, "
-    f"measured {flow_error[-1]:.4f}")
+nh.check_between("best early stopping / ridgeless error (beats interpolation by 2×)",
+                 best_stop / interpolation,
+                 0, 0.5)
+nh.check_between("best ridge / ridgeless error (beats interpolation by 2×)",
+                 best_ridge / interpolation, 0, 0.5)
+nh.check_between("best early stopping / best ridge (about equal, within 1.5×)",
+                 best_stop / best_ridge, 1 / 1.5, 1.5)
+nh.check_close("the flow at t = 1e6 reaches the ridgeless error", flow_error[-1], interpolation, rtol=1e-3)
 
 # %% [markdown]
-# ## 4. 训练后的无限集成
+# ## 4. 训练后的无限集成及其校准
 #
-# 对初始化取平均后，训练后的无限宽网络是一个高斯过程（Lee et al. 2019，式 15–16）：
-# 均值为 $\Theta^*\Theta^{-1}(I - e^{-\eta\Theta t/n})\,y$，协方差由 NNGP 与 NTK 共同决定。
-# 它的波动来自随机的 $f_0$（即第 3 节中的偏移）。我们训练 20 个宽度为 1024 的网络（种子 100–119），
-# 在时间 $\eta t = 200$ 处把它们与这个过程比较（步长为 1 的 200 步与梯度流的差别远小于误差带的宽度）。
+# 对初始化取平均，训练后的无限宽网络是一个高斯过程（Lee et al. 2019，式 15–16）：均值为 $\Theta^*\Theta^{-1}(I - e^{-\eta\Theta t/n})\,y$，协方差由 NNGP 核和 NTK 共同构成。它的波动来自随机的 $f_0$（命题 3 中的偏移）。我们训练 20 个宽度 1024 的网络（种子 100–119），以 $\eta = 1$ 训练 200 步，并在时间 $\eta t = 200$ 处与这个过程比较（步长为 1 的 200 个离散步与梯度流的差别远小于误差带）。
+#
+# 一个误差带是*校准*的，指它的名义覆盖率就是实际看到的：95 % 的误差带应当包含 95 % 的网络。我们在训练角度之间的 20 个中点处计数；在这个过程下，相邻中点之间只有弱相关，因此 20 × 20 = 400 个 z 分数 $z = (f - \text{mean})/\sigma$ 可看作独立的抽样，400 次抽样的计数按二项分布的标准误波动。误差带没有加任何余量。
 
 # %%
-mid = on_circle(angles_train + math.pi / 20)                # halfway between neighbouring training angles
-kernels = arch.kernel(torch.cat([x_train, x_test, mid]))
+mid = course.on_circle(data.angles_train + math.pi / 20)    # halfway between neighbouring training angles
+kernels = course.ARCH.kernel(torch.cat([data.x_train, data.x_test, mid]))
 K, T = kernels.nngp, kernels.ntk
-ensemble = nh.ensemble_prediction(K[:20, :20], K[20:, :20], K[20:, 20:], T[:20, :20], T[20:, :20], y_train,
-                                  steps)
+ensemble = nh.ensemble_prediction(K[:20, :20], K[20:, :20], K[20:, 20:], T[:20, :20], T[20:, :20],
+                                  data.y_train, 200)
 sd = ensemble.covariance.diagonal().sqrt()
-members = torch.stack([nh.train(arch.network(2, width=1024, seed=100 + s), x_train, y_train, lr=1.0,
-                                steps=steps, x_eval=torch.cat([x_test, mid]), record_every=steps,
-                                track_kernels=False).outputs[-1] for s in range(20)])
+members = course.ensemble_members(range(100, 120), torch.cat([data.x_test, mid]))
 deviation = members - ensemble.mean
-fig, ax = plt.subplots(figsize=(9, 4))
-ax.fill_between(angles_test, -2 * sd[:120], 2 * sd[:120], alpha=0.2, color="C0", label="ensemble ±2σ")
-ax.fill_between(angles_test, -sd[:120], sd[:120], alpha=0.35, color="C0", label="ensemble ±1σ")
-for index, d in enumerate(deviation[:5, :120]):
-    ax.plot(angles_test, d, color="k", lw=0.8, alpha=0.7,
-            label="5 of the 20 networks" if index == 0 else None)
-ax.plot(angles_train, torch.zeros(20), "o", color="C1", ms=4, label="training inputs")
-ax.set_xlabel("angle (radians)")
-ax.set_ylabel("network output − ensemble mean")
-ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1))          # outside: the curves fill the whole panel
+z = (deviation[:, 120:] / sd[120:]).reshape(-1)               # 400 z-scores at the midpoints
+levels = np.array([0.5, 0.6, 0.683, 0.8, 0.9, 0.95, 0.99])
+course.draw_ensemble(data.angles_test, deviation[:, :120], sd[:120], data.angles_train, z, levels)
 plt.show()
+inside, tolerance = course.coverage(z, levels)
+print(nh._("inside the 95 % band: {inside:.3f} of the 400 (nominal 0.950 ± {tolerance:.3f})").format(
+    inside=inside[5], tolerance=tolerance[5]))
 
 # %% [markdown]
-# 误差带很窄（σ 至多为 0.037，见下方输出，而输出的大小为 1–2）：数据把每个网络在训练输入附近牢牢固定住。
-# 公平地检验误差带的宽度，要统计网络落在 **±1σ** 和 **±2σ** 之内的频率：
-# 如果这些网络是该过程的样本，频率应分别为 68.3% 和 95.4%。
-# 过宽的误差带通不过第一项计数，过窄的则通不过第二项。
-# 我们在训练角度之间的 20 个中点处计数：在该过程下，相邻中点之间只有弱相关（|相关系数| ≤ 0.23，见下方输出），
-# 因此 20 × 20 = 400 个 z 分数 $z = (f - \text{均值})/\sigma$ 可以看作独立样本；
-# 由 400 个样本得到的比例，其二项标准误为 $\sqrt{p(1-p)/400}$（在 68.3% 处为 0.023，在 95.4% 处为 0.010），
-# 我们接受三个标准误以内的偏离。误差带没有额外加宽。
+# 误差带很窄（在测试圆上 σ 至多 0.037，而输出的大小为 1–2）：数据把每个网络都牢牢固定住了。它在训练输入附近收窄，在它们之间张开。右图才是真正的检验：在每个名义水平上，落在误差带内的网络比例都在该水平的三个二项标准误之内。太宽的误差带会位于对角线之上，太窄的则位于其下。
 
-# %%
-z = (deviation[:, 120:] / sd[120:]).reshape(-1)
+# %% tags=["check"]
 sd_mid = sd[120:]
 correlation = ensemble.covariance[120:, 120:] / (sd_mid[:, None] * sd_mid[None, :])
 largest_correlation = float((correlation - torch.eye(20, dtype=torch.float64)).abs().max())
-print(nh._("largest σ on the test circle: {sigma:.3f}; largest |correlation| between midpoints under the "
-           "process: {correlation:.2f}").format(sigma=float(sd[:120].max()), correlation=largest_correlation))
-for width_in_sigma, expected in [(1, math.erf(1 / math.sqrt(2))), (2, math.erf(2 / math.sqrt(2)))]:
-    inside = float((z.abs() <= width_in_sigma).double().mean())
-    tolerance = 3 * math.sqrt(expected * (1 - expected) / z.numel())
-    print(nh._("inside ±{width}σ: {inside:.3f} (expected {expected:.3f} ± {tolerance:.3f})").format(
-        width=width_in_sigma, inside=inside, expected=expected, tolerance=tolerance))
-    assert abs(inside - expected) <= tolerance, (
-        f"fraction inside ±{width_in_sigma}σ: expected {expected:.3f} ± {tolerance:.3f}, "
-        f"measured {inside:.3f}")
-assert largest_correlation <= 0.3, (
-    f"midpoints should be weakly correlated (|correlation| ≤ 0.3), measured {largest_correlation:.2f}")
+nh.check_between("largest |correlation| between midpoints under the process (weak: ≤ 0.3)",
+                 largest_correlation,
+                 0, 0.3)
+nh.check_between("largest σ on the test circle (0.037)", float(sd[:120].max()), 0.0365, 0.0375)
+nh.check_between("largest |coverage − nominal| over 7 levels, in units of 3 binomial standard errors",
+                 float(np.abs((inside - levels) / tolerance).max()), 0, 1)
 
 # %% [markdown]
-# ## 5. 惰性并不意味着表达能力不足
+# ## 5. 惰性训练能学会什么：只有每个 μ_k > 0 时才能学会每个目标
 #
-# > **综述原文**（§7.1）：惰性训练区域「表达能力受限」，「无限宽度 ≠ 任意表达能力」。  
-# > **正确的说法：** NTK 的函数空间是*稠密*的：用它做核回归可以逼近球面上的任意连续函数。
-# > 惰性训练区域缺少的是**样本效率**：没有特征学习，它需要大量样本才能学会复杂的目标；
-# > 在 $d$ 维中，次数 $\le k$ 的球谐函数个数按 $d^k$ 的量级增长，核回归所需的样本数也是如此
-# > （Ghorbani, Mei, Misiakiewicz & Montanari 2019/2021）（[勘误 B31](../../ERRATA.zh.md#b31)）。
+# 核回归只能给出由核构成的函数。在圆上，一个只依赖于两个输入之间夹角 $\theta$ 的核可以按谐波展开，$\Theta(\theta) = \mu_0 + 2\sum_{k\ge1}\mu_k\cos k\theta$（它的 Mercer 系数 $\mu_k \ge 0$；在更高维的球面上，用球谐函数有同样的结论）。核回归给出的每个函数，只有在 $\mu_k > 0$ 时才含有第 $k$ 个谐波。因此，NTK 的函数空间在连续函数中稠密（能逼近每一个连续函数）**当且仅当每个 $\mu_k$ 都为正**。这是否成立取决于架构：
 #
-# 在圆周上，只要核的每个傅里叶系数 $\mu_k$ 都为正，核的函数空间就是稠密的
-# （偏置 $\sigma_b = 0.3$ 时这一点成立；第 06 课展示了无偏置的 ReLU NTK 缺少奇数 $k \ge 3$ 的系数）。
-# 我们从 $n$ 个随机角度出发，用无岭 NTK 回归拟合 $\cos(k\theta)$，$k = 1, 2, 4, 8, 16$，
-# 并在 400 个测试角度上测量测试误差与目标方差 ½ 之比。
+# - 本课*带偏置*（$\sigma_b = 0.3$）的 ReLU 网络的每个 $\mu_k > 0$（检验到 $k = 64$）；
+# - 无偏置、单隐藏层的 ReLU（默认的 `nh.mlp(1)`）对每个奇数 $k \ge 3$ 都有 $\mu_k = 0$（第 06 课）；第二个隐藏层把它们补上（检验到 $k = 64$）；
+# - 无偏置的奇激活函数（如 erf）给出一个奇的核：每个偶数 $\mu_k$ 都为零，常数项也不例外。
+#
+# `course.mercer_coefficients` 通过傅里叶变换从 `nh.dot_product_profile`（核作为夹角的函数）读出 $\mu_k$：
 
 # %%
-grid = torch.linspace(0, 2 * math.pi, 1025, dtype=torch.float64)[:-1]
-mu = torch.fft.rfft(nh.dot_product_profile(arch, grid.cos(), 2)).real / 1024    # Fourier coefficients mu_k
-ratios = mu[[1, 2, 4, 8, 16, 64]] / mu[0]
-print(nh._("mu_k / mu_0 for k = 1, 2, 4, 8, 16, 64: {ratios}").format(
-    ratios=", ".join(f"{v:.2g}" for v in ratios)))
+course.draw_mercer()
+plt.show()
+
+# %% tags=["check"]
+mu = {name: course.mercer_coefficients(name, 64) for name in course.KERNELS}
+nh.check_between("ReLU, σ_b = 0.3: smallest μ_k / largest, k ≤ 64 (positive)",
+                 float(mu["ReLU, σ_b = 0.3"].min()),
+                 1e-6, 1)
+nh.check_that("ReLU, no bias: every |μ_k| over odd k = 3 … 63 below 1e-12 (zero)",
+              float(mu["ReLU, no bias"][3::2].abs().max()) < 1e-12,
+              measured=f'{float(mu["ReLU, no bias"][3::2].abs().max()):.1e}', expected="< 1e-12")
+nh.check_between("ReLU, no bias: smallest μ_k over even k ≤ 64 and k = 1 (positive)",
+                 float(torch.cat([mu["ReLU, no bias"][0::2], mu["ReLU, no bias"][1:2]]).min()), 1e-6, 1)
+nh.check_that("erf, no bias: every |μ_k| over even k ≤ 64 below 1e-12 (zero)",
+              float(mu["erf, no bias"][0::2].abs().max()) < 1e-12,
+              measured=f'{float(mu["erf, no bias"][0::2].abs().max()):.1e}', expected="< 1e-12")
+nh.check_between("ReLU, no bias, 2 layers: smallest μ_k / largest, k ≤ 64 (positive)",
+                 float(mu["ReLU, no bias, 2 layers"].min()), 1e-6, 1)
+
+# %% [markdown]
+# ### 动手探索：用核拟合 cos kθ
+#
+# 用 $n$ 个随机角度（以 $n$ 为种子）对目标 $\cos k\theta$ 做无岭 NTK 回归，可在四个核中任选一个。输出的一行给出 $\mu_k$，以及测试误差除以目标方差 ½ 的值（误差为 1 相当于处处预测 0）。
+
+# %% tags=["nbval-ignore-output"]
+nh.widgets.live_figure(course.draw_fit,
+                       kernel=nh.widgets.dropdown(nh._("kernel"), "ReLU, σ_b = 0.3",
+                                                  options=list(course.KERNELS)),
+                       frequency=nh.widgets.int_slider("k", 4, min=1, max=16),
+                       n=nh.widgets.int_slider(nh._("training angles n"), 64, min=8, max=512))
+
+# %% [markdown]
+# **先预测，再验证。**
+#
+# 1. 选择“ReLU，无偏置”（默认的 `nh.mlp(1)`），$k = 3$，把 $n$ 增大到 512。更多数据有帮助吗？
+#
+# <details><summary>答案</summary>
+#
+# 没有：$n = 512$ 时误差为 1.65（$n = 64$ 时为 1.83），比预测 0 还差。$\mu_3 = 0$（输出的一行也这样说），所以拟合结果完全不含 $\cos 3\theta$：它加进来的任何东西都是纯粹的误差，在任何 $n$ 下误差都不会低于 1。
+#
+# </details>
+#
+# 2. 现在选“erf，无偏置”，先取 $k = 2$，再取 $k = 3$。你预期会怎样？
+#
+# <details><summary>答案</summary>
+#
+# $k = 2$：$n = 512$ 时误差为 1.07，这个核是奇的，没有偶数谐波。$k = 3$：误差低于 $10^{-20}$，几乎精确地学会了。无偏置的 erf 网络只能表示奇函数，$f(-x) = -f(x)$。
+#
+# </details>
+#
+# 3. “ReLU，无偏置，2 层”，$k = 3$，$n = 512$：深度能补救第一个问题吗？
+#
+# <details><summary>答案</summary>
+#
+# 能：误差为 $4\cdot10^{-7}$。第二个隐藏层使每个 $\mu_k$ 都为正（见上图），所以 $\cos 3\theta$ 在它的函数空间里，足够的数据就能学会它。
+#
+# </details>
+
+# %% tags=["check"]
+nh.check_close("question 1: ReLU no bias, cos 3θ, n = 512 and 64 (1.65, 1.83)",
+               [course.ridgeless_fit("ReLU, no bias", 3, n)[1] for n in (512, 64)], [1.65, 1.83], atol=0.005)
+mu_3 = abs(float(course.mercer_coefficients("ReLU, no bias", 3)[3]))
+nh.check_that("question 1: μ_3 is zero to rounding (|μ_3| < 1e-15)", mu_3 < 1e-15, measured=f"{mu_3:.1e}",
+              expected="< 1e-15")
+nh.check_that("question 1: error ≥ 1 at every n = 8 … 512 tried",
+              all(course.ridgeless_fit("ReLU, no bias", 3, n)[1] >= 1 for n in (8, 16, 32, 128, 256, 512)),
+              measured="n = 8, 16, 32, 128, 256, 512", expected="≥ 1")
+nh.check_close("question 2: erf no bias, cos 2θ, n = 512 (1.07)",
+               course.ridgeless_fit("erf, no bias", 2, 512)[1],
+               1.07, atol=0.005)
+erf_3 = course.ridgeless_fit("erf, no bias", 3, 512)[1]
+nh.check_that("question 2: erf no bias, cos 3θ, n = 512 (learned: error below 1e-20)", erf_3 < 1e-20,
+              measured=f"{erf_3:.1e}", expected="< 1e-20")
+nh.check_close("question 3: ReLU no bias 2 layers, cos 3θ, n = 512 (4e-7)",
+               course.ridgeless_fit("ReLU, no bias, 2 layers", 3, 512)[1], 4e-7, rtol=0.1)
+
+# %% [markdown]
+# ### 稠密，但需要大量样本
+#
+# 当每个 $\mu_k$ 都为正时，每个目标都能学会，但代价不小：$\mu_k$ 随 $k$ 下降，频率越高，无岭回归需要的样本就越多。在 $d$ 维中，次数 $\le k$ 的谐波个数按 $d^k$ 增长，核回归需要的样本数也是如此（Ghorbani, Mei, Misiakiewicz & Montanari 2019/2021）；一个学习特征的网络可能需要的样本要少得多。我们用本课的核（ReLU，$\sigma_b = 0.3$）从 $n$ 个随机角度拟合 $k = 1, 2, 4, 8, 16$ 的 $\cos k\theta$。
+
+# %%
 frequencies, sizes = [1, 2, 4, 8, 16], [8, 16, 32, 64, 128, 256, 512]
-angles_eval = torch.linspace(0, 2 * math.pi, 401, dtype=torch.float64)[:-1]
-relative_error = np.zeros((len(frequencies), len(sizes)))
-for j, n in enumerate(sizes):
-    angles_fit = torch.rand(n, generator=torch.Generator().manual_seed(n), dtype=torch.float64) * 2 * math.pi
-    K_circle = arch.kernel(on_circle(torch.cat([angles_fit, angles_eval]))).ntk
-    for i, freq in enumerate(frequencies):
-        prediction = nh.kernel_regression(K_circle[:n, :n], K_circle[n:, :n], torch.cos(freq * angles_fit))
-        relative_error[i, j] = float(((prediction - torch.cos(freq * angles_eval)) ** 2).mean() / 0.5)
+relative_error = np.array([[course.ridgeless_fit("ReLU, σ_b = 0.3", k, n)[1] for n in sizes]
+                           for k in frequencies])
 fig, ax = plt.subplots()
-for i, freq in enumerate(frequencies):
-    ax.loglog(sizes, relative_error[i], "o-", label=f"cos({freq}θ)")
+for k, row in zip(frequencies, relative_error):
+    ax.loglog(sizes, row, "o-", label=f"cos({k}θ)")
 ax.axhline(0.01, color="k", ls=":", lw=1, label="1% of the variance")
 ax.set_xlabel("number of training angles n")
 ax.set_ylabel("test MSE / target variance")
+ax.set_title(nh._("Every frequency is learned, the high ones from many more samples"))
 ax.legend(fontsize=9)
 plt.show()
-
-# %%
 needed = [next((n for n, e in zip(sizes, row) if e < 0.01), None) for row in relative_error]
 print(nh._("smallest n with error below 1%: {needed}").format(needed=dict(zip(frequencies, needed))))
-print(nh._("error at n = 512: {errors}").format(
-    errors={f: f"{100 * e:.2f}%" for f, e in zip(frequencies, relative_error[:, -1])}))
-smallest_mu = float(mu[1:65].min() / mu[0])
-assert smallest_mu > 1e-6, (
-    f"every mu_k/mu_0 up to k = 64 should be positive (> 1e-6), smallest {smallest_mu:.2e}")
-assert (relative_error[:, -1] < 0.01).all(), (
-    f"every frequency should be learned to < 1% at n = 512, measured {np.round(relative_error[:, -1], 4)}")
-assert all(a < b for a, b in zip(needed, needed[1:])) and needed[-1] >= 16 * needed[0], (
-    f"higher frequencies should need more samples (16× more for k = 16 than for k = 1), measured {needed}")
+
+# %% tags=["check"]
+nh.check_between("every frequency k = 1 … 16 learned to < 1 % at n = 512 (largest error)",
+                 relative_error[:, -1].max(), 0, 0.01)
+nh.check_that("smallest n with error below 1 %, k = 1, 2, 4, 8, 16 (8, 16, 64, 128, 512)",
+              needed == [8, 16, 64, 128, 512], measured=str(needed), expected="[8, 16, 64, 128, 512]")
 
 # %% [markdown]
-# ## 动手探索：宽度、学习率、步数
+# ## 检验你的理解
 #
-# 测试圆周上网络（虚线）与公式（实线）的对照。打印出的一行给出 $\eta\lambda_\max/n$
-# 和公式（解析 NTK）的临界学习率 $\eta_\text{crit} = 2n/\lambda_\max$，
-# 以及本网络自身 NTK 在训练前后的最大特征值 $\hat\lambda_\max$。
+# 1. 本课的 Gram 矩阵在 $n = 20$ 时 $\lambda_\max = 26.8$。对损失 $\frac12\sum_i(f(x_i) - y_i)^2$ 和 PyTorch 的 `MSELoss`，临界学习率分别是多少？
 #
-# - **低于 $\eta_\text{crit}$** 时，二者都收敛，图中显示的是输出。
-#   有限网络自身的阈值 $2n/\hat\lambda_\max$ 与解析阈值相差 $O(m^{-1/2})$：宽度 64 时它更低（1.32），
-#   在两个阈值之间，这个网络会经历下一条所说的弹射过程，而公式则平稳收敛。
-# - **等于或高于 $\eta_\text{crit}$** 时，公式发散：它的最大分量每一步都乘以 $|1 - \eta\lambda_\max/n| > 1$
-#   （刚超过阈值时这个因子只比 1 大一点，因此要经过很多步才会爆炸）。此时图中显示的是**对数坐标下的训练损失**。
-#   有限网络遵循它自己的 NTK：只要 $\eta < 2n/\hat\lambda_\max$，它就直接收敛；
-#   超过这一值时，它的损失先急剧上升，随后其 NTK 的最大特征值下降，直到重新满足 $\eta\hat\lambda_\max/n < 2$，
-#   然后（步数足够时）收敛。这就是*弹射*（catapult）阶段（Lewkowycz et al. 2020），它已超出核区域（kernel regime）。
-#   在本滑块的范围内（$\eta \le 2$），我们的运行中网络总能恢复；
-#   从大约两倍临界学习率起（这里约为 $\eta \approx 3$），网络也会发散。
+# <details><summary>答案</summary>
+#
+# 每一步的因子是 $1 - c\,\eta\lambda$，对 $\frac12\sum$ 有 $c = 1$，对不带 ½ 的平均有 $c = 2/n$。所以 $\eta_\text{crit} = 2/\lambda_\max = 0.075$ 和 $2/(c\lambda_\max) = n/\lambda_\max = 0.75$；本课的 $\frac1{2n}\sum$ 给出 $2n/\lambda_\max = 1.49$。
+#
+# </details>
+#
+# 2. 一位学习者把一个宽度 16384 的网络训练了很久，并把它的测试预测与核回归 $\Theta(x^*, X)\Theta^{-1}y$ 比较。两者之差大约和 $f_0$ 一样大。为什么？怎样消除这个差别？
+#
+# <details><summary>答案</summary>
+#
+# 训练到底给出的是对 $y - f_0(X)$ 的无岭回归**再加上** $f_0$：预测为 $f_0(x^*) + \Theta(x^*, X)\Theta^{-1}(y - f_0(X))$，而 $f_0$ 在任何宽度下都是一个大小为 1 的随机函数。可以对许多网络取平均（集成均值）来消除它，或者通过对称化（两个读出层相反的副本）从 $f_0 = 0$ 出发。
+#
+# </details>
+#
+# 3. 为什么随着宽度增大，网络的 NTK 和特征会冻结，而它的输出仍然移动 $O(1)$？
+#
+# <details><summary>答案</summary>
+#
+# 输出是 $m$ 个单元之和，每个单元的权重为 $1/\sqrt m$：每个权重移动 $O(1/\sqrt m)$，输出就移动 $O(1)$，因为 $m$ 个小变化是同向累加的。核是各单元梯度乘积的平均；每个单元只变化 $O(1/\sqrt m)$，所以平均值也只变化这么多（第 2 节：NTK 的变化随宽度下降，输出的变化则不然）。
+#
+# </details>
+#
+# 4. 在标签有噪声时，在时间 $t$ 停止（$\eta = 1$，$n = 20$）大约模仿的是哪个岭 $\rho$？为什么在标签无噪声时两者都没有帮助？
+#
+# <details><summary>答案</summary>
+#
+# $\rho \approx n/(\eta t) = 20/t$（两个滤波器在 $\rho = n\ln 2/(\eta t)$ 处穿过 ½）。两者都压低小特征值的方向，而那里噪声占主导。没有噪声就没有需要压低的东西：插值无噪声的标签正是你想要的，最小的岭（最长的训练）效果最好。
+#
+# </details>
+#
+# 5. 用无偏置的 erf 核（单隐藏层）做无岭 NTK 回归，在圆上拟合目标 $1 + \cos\theta$。为什么无论样本多少，它的测试 MSE 都不会低于 1？
+#
+# <details><summary>答案</summary>
+#
+# 这个核是奇的，所以它表示的每个函数都是奇函数，$f(-x) = -f(x)$，并与常数 1 正交（$\mu_0 = 0$）。因此 MSE 等于 $1 + $ 拟合结果到奇部分 $\cos\theta$ 的均方距离：至少为 1。$n = 512$ 时拟合结果接近 $\cos\theta$（距离 0.057，MSE 1.057）；$n = 64$ 时 MSE 为 6.2，因为插值不是奇函数的数据会迫使拟合结果振荡。
+#
+# </details>
 
-# %%
-n_train = 20
-lam_max = float(nh.eigenvalues(ntk_train)[0])
-lr_critical = 2 * n_train / lam_max
-print(nh._("λ_max = {lam_max:.2f} (largest eigenvalue of the analytic NTK on the 20 training inputs); "
-           "critical learning rate 2n/λ_max = {critical:.3f}").format(lam_max=lam_max, critical=lr_critical))
+# %% tags=["check"]
+nh.check_close("question 1: λ_max (26.8)", data.lam_max, 26.8, atol=0.05)
+nh.check_close("question 1: 2/λ_max and n/λ_max (0.075, 0.75)", [2 / data.lam_max, 20 / data.lam_max],
+               [0.075, 0.75], atol=0.005)
+nh.check_close("question 1: nh.critical_learning_rate with loss='half_sum' and 'mean'",
+               [nh.critical_learning_rate(data.ntk_train, loss="half_sum"),
+                nh.critical_learning_rate(data.ntk_train, loss="mean")],
+               [2 / data.lam_max, 20 / data.lam_max], rtol=1e-12)
 
-
-def draw_dynamics(width, learning_rate, steps):
-    model = arch.network(2, width=width, seed=0)
-    with torch.no_grad():
-        f0_train, f0_test = model(x_train)[:, 0], model(x_test)[:, 0]
-    own_start = float(nh.eigenvalues(nh.empirical_ntk(model, x_train))[0])
-    try:
-        record = nh.train(model, x_train, y_train, lr=learning_rate, steps=steps, x_eval=x_test,
-                          record_every=max(steps, 1), track_kernels=False)
-    except FloatingPointError as error:
-        print(nh._("the network diverged too: {error}").format(error=error))
-        return
-    own_end = float(nh.eigenvalues(nh.empirical_ntk(model, x_train))[0])
-    formula = nh.linearized_dynamics(ntk_train, y_train, list(range(steps + 1)), lr=learning_rate,
-                                     ntk_test_train=ntk_test, f0_train=f0_train, f0_test=f0_test,
-                                     discrete=True, allow_unstable=True)
-    ratio = learning_rate * lam_max / n_train
-    print(nh._("width {width}, lr {lr:.2f}, {steps} steps: ηλ_max/n = {ratio:.2f} "
-               "(critical lr {critical:.2f}); network's own λ_max {start:.1f} → {end:.1f} "
-               "(2n/η = {limit:.1f})").format(
-        width=width, lr=learning_rate, steps=steps, ratio=ratio, critical=lr_critical, start=own_start,
-        end=own_end, limit=2 * n_train / learning_rate))
-    fig, ax = plt.subplots()
-    if steps == 0:
-        print(nh._("0 steps: nothing is trained yet; the network and the formula both show the "
-                   "initial outputs f₀"))
-    if learning_rate < lr_critical or steps == 0:
-        ax.plot(angles_test, formula.test[-1], label="closed form (analytic NTK)")
-        ax.plot(angles_test, record.outputs[-1], "--", label=f"network, width {width}")
-        ax.plot(angles_train, y_train, "ko", ms=4, label="training data")
-        ax.set_xlabel("angle (radians)")
-        ax.set_ylabel(f"output after {steps} steps")
-        gap = float((record.outputs[-1] - formula.test[-1]).abs().max())
-        status = nh._("stable") if learning_rate < lr_critical else nh._("before the first step")
-        print(nh._("{status}: max |network − formula| on the test angles {gap:.3f}").format(
-            status=status, gap=gap))
-    else:
-        formula_loss = 0.5 * ((formula.train - y_train) ** 2).mean(1)
-        top = 1e4 * max(float(record.loss.max()), float(formula_loss[0]))  # keeps the network legible
-        above = (formula_loss > top).nonzero().flatten()
-        shown = int(above[0]) if len(above) else steps + 1                   # the steps drawn: 0 … shown − 1
-        label = "closed form (linearized model)"
-        if shown < steps + 1:
-            label += f"; above {top:.0e} from step {shown} on, not drawn"
-        ax.semilogy(range(shown), formula_loss[:shown], label=label)
-        ax.semilogy(range(steps + 1), record.loss, "--", label=f"network, width {width}")
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))                 # steps are whole numbers
-        ax.set_xlabel("gradient-descent step")
-        ax.set_ylabel("training loss (log scale)")
-        peak = int(record.loss.argmax())
-        print(nh._("unstable: the formula's top component grows ×{factor:.2f} per step; the network's "
-                   "loss peaked at {peak:.3g} (step {step}), final {final:.3g}").format(
-            factor=abs(1 - ratio), peak=float(record.loss[peak]), step=peak, final=float(record.loss[-1])))
-        if shown < steps + 1:
-            print(nh._("The closed form's loss grows without bound ({loss:.3g} at step {steps}); it is "
-                       "drawn only up to {top:.0e}, so that the network's curve stays visible.").format(
-                loss=float(formula_loss[-1]), steps=steps, top=top))
-    ax.legend(**({} if learning_rate < lr_critical or steps == 0        # unstable: below, clear of the curves
-                 else dict(loc="upper center", bbox_to_anchor=(0.5, -0.22))))
-
-
-# %% tags=["nbval-ignore-output"]
-nh.widgets.live_figure(draw_dynamics, width=nh.widgets.width_slider(1024, options=(64, 256, 1024, 4096)),
-                       learning_rate=nh.widgets.sigma_slider("learning rate", 1.0, min=0.1, max=2.0),
-                       steps=nh.widgets.int_slider("steps", 100, min=0, max=400))
+erf_fits = {}
+for n in (64, 512):
+    angles = course.training_angles(n)
+    points = course.on_circle(torch.cat([angles, course.EVAL_ANGLES]))
+    gram = course.KERNELS["erf, no bias"].kernel(points).ntk
+    erf_fits[n] = nh.kernel_regression(gram[:n, :n], gram[n:, :n], 1 + torch.cos(angles))
+mse = {n: float(((fit - 1 - course.EVAL_ANGLES.cos()) ** 2).mean()) for n, fit in erf_fits.items()}
+to_odd = float(((erf_fits[512] - course.EVAL_ANGLES.cos()) ** 2).mean())
+nh.check_close("question 5: MSE = 1 + distance to cos θ (n = 512)", mse[512], 1 + to_odd, rtol=1e-4)
+nh.check_close("question 5: MSE at n = 512 and 64 (1.057, 6.2)", [mse[512], mse[64]], [1.057, 6.2], atol=0.03)
 
 # %% [markdown]
 # ## 小结
 #
-# - 线性化网络的输出在训练输入和测试输入上都有闭式解；损失的归一化方式决定时间尺度（`loss=` 参数），
-#   离散迭代只有在 $\eta < 2n/\lambda_\max$ 时才稳定。
-# - 什么收敛到什么：$f_0$ 收敛到 NNGP 高斯过程（依分布）；训练后的网络收敛到它自身的线性化模型，
-#   误差在 $O(m^{-1/2})$ 以内；该线性化模型收敛到解析公式，误差也在 $O(m^{-1/2})$ 以内。
-#   两部分实测的斜率都接近 $-1/2$；在中等宽度下总差距下降得更慢，因为两部分彼此部分抵消。
-# - 惰性训练：输出的变化是 $O(1)$，NTK 与特征的变化随宽度增大而越来越小。
-# - 训练到收敛是*无岭*回归再加上 $f_0$ 偏移；早停过滤的特征方向与岭惩罚相同。
-# - 训练后的无限集成是由 NNGP 与 NTK 构成的高斯过程；有限网络落在其 ±1σ 和 ±2σ 带内的频率与理论相符。
-# - 惰性训练能学习球面上任意连续的目标；它的问题是需要大量样本，而不是表达能力不足。
+# - NTK 参数化下、用平方损失训练的无限宽网络在训练输入和测试输入上都遵循一个闭式解；离散迭代只有在 $\eta < 2n/\lambda_\max$ 时才稳定。
+# - 什么收敛：$f_0$ 收敛到 NNGP 高斯过程（依分布）；训练后的网络收敛到它自己的线性化，该线性化又收敛到解析公式，各自都在 $O(m^{-1/2})$ 之内。两者之和在中等宽度上可能下降得更慢，因为它们部分相互抵消。
+# - 惰性训练：随着宽度增大，输出移动 $O(1)$，而 NTK 和特征被冻结；在 μP 下则是特征移动 $O(1)$。
+# - 训练到底是无岭回归再加上 $f_0$ 偏移；早停过滤的特征方向与岭回归相同，$\rho \approx n/(\eta t)$。
+# - 训练后的无限集成是一个校准良好的高斯过程；核的函数空间稠密当且仅当每个 Mercer 系数 $\mu_k > 0$，即便如此，高频也要花费大量样本。
+#
+# **习题 4.9**（`solutions/chapter4/ex4_9_early_stopping.py`，“早停是一种隐式的岭正则化”）：稳定地计算闭式解，并找出早停所模仿的岭。
+
+# %% [markdown]
+# ## 写给教材第 4 章的读者
+#
+# <details><summary>综述 §3.2：闭式解与 NNGP 先验（勘误 B9、B27）</summary>
+#
+# **教材原文：** $f(t) = e^{-Kt}f(0) + (I - e^{-Kt})\,y$，以及「NNGP：$f \sim \mathcal{GP}(0, k_\text{NTK})$」。
+#
+# **正确的说法：** 这个公式只在**训练**输入上成立，且要求 $\eta = 1$ 和 $\frac12\sum$ 形式的损失；测试输入需要上文第 4.4.2 节中的 $\Theta(x^*,X)\Theta^{-1}$ 因子。初始化时函数的先验是以 **NNGP** 核（而不是 NTK）为协方差的高斯过程；NTK 支配的是训练（[勘误 B9](../../ERRATA.zh.md#b9)，[勘误 B27](../../ERRATA.zh.md#b27)）。
+#
+# </details>
+#
+# <details><summary>综述 §3.1：什么收敛到什么（勘误 B6、B7）</summary>
+#
+# **教材原文：** 随着宽度增大，两个随机过程相互收敛：网络在初始化时的输出与核回归的输出；其差在所有时间、所有 $x$ 上一致地消失。
+#
+# **正确的说法：** 这是三个不同的命题（第 1 节）：$f_0$ 依分布收敛到 NNGP 高斯过程；对固定的输入，训练后的网络始终接近它的线性化，在学习率足够小时差距在 $O(m^{-1/2})$ 之内（Lee et al. 2019）；核回归预测器是线性化在 $t \to \infty$ 时的极限，并保留 $f_0$ 偏移。这些定理对固定的有限输入集成立，而不是在整个输入空间上一致成立（[勘误 B6](../../ERRATA.zh.md#b6)，[勘误 B7](../../ERRATA.zh.md#b7)）。
+#
+# </details>
+#
+# <details><summary>综述 §3.3：惰性训练中输出移动多少（勘误 B11）</summary>
+#
+# **教材原文：** 在惰性区域，输出的变化是 $O(t/\sqrt m)$。
+#
+# **正确的说法：** 输出的变化是 $O(1)$：在每个宽度下它都拟合了数据。随 $m$ 增大而消失的是 **NTK** 和隐藏**特征**的变化（第 2 节）（[勘误 B11](../../ERRATA.zh.md#b11)）。
+#
+# </details>
+#
+# <details><summary>§4.4.2：「训练等价于核岭回归」（勘误 A19）</summary>
+#
+# **教材原文：** NTK parameterization 使训练始终处于线性化区域，训练等价于核**岭**回归。
+#
+# **正确的说法：** 线性化训练只在 $m\to\infty$ 的极限下才精确（学习率固定；对一般的损失在有限时间内成立，对平方损失且学习率足够小时在所有时间内成立）；第 1 节测量了有限宽度下的差距。它是从 $f_0$ 出发的核**梯度下降**，当 $t\to\infty$ 时给出对 $y - f_0$ 的**无岭**核回归再加上偏移 $f_0$。只有加上一个朝向初始参数的惩罚才会出现岭：用 $\frac{1}{2n}\sum_i(f(x_i)-y_i)^2 + \frac{\lambda}{2}\lVert\theta-\theta_0\rVert^2$ 时，线性化模型收敛到 $f_0 + \Theta^*(\Theta + n\lambda I)^{-1}(y - f_0)$，即岭 $\rho = n\lambda$。早停的作用*类似*于岭（第 3 节）（[勘误 A19](../../ERRATA.zh.md#a19)）。
+#
+# </details>
+#
+# <details><summary>综述 §7.1：「惰性区域的表达能力有限」（勘误 B31）</summary>
+#
+# **教材原文：** 惰性区域的表达能力有限。
+#
+# **正确的说法：** 这取决于核；而在它有足够表达能力的地方，它需要大量样本。NTK 的函数空间在球面上稠密，当且仅当每个 Mercer 系数 $\mu_k$ 都为正：对本课带偏置的 ReLU 网络和无偏置的两隐藏层 ReLU 成立（第 5 节），对无偏置的单隐藏层 ReLU 网络不成立（没有奇数谐波 $k \ge 3$：$n = 512$ 时 cos 3θ 的相对测试误差为 1.65），对无偏置的奇激活函数（如 erf）也不成立（没有偶数谐波）。在稠密的情形下，局限在于**样本效率**：没有特征学习，复杂的目标需要大量样本（Ghorbani et al. 2019/2021）（[勘误 B31](../../ERRATA.zh.md#b31)）。
+#
+# </details>
 #
 # **下一课：** [08 · 有效秩](08_effective_rank.ipynb)

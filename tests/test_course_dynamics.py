@@ -1,0 +1,245 @@
+"""ntk_helpers.course.dynamics (lesson 07): each piece against an independent computation (the package's own
+empirical NTK, nh.train run directly, numerical quadrature, scipy's regression and normal law, exact counting), and
+the explorers' sentences against the runs they describe."""
+
+import math
+
+import matplotlib
+import numpy as np
+import pytest
+import torch
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+from scipy import integrate, stats  # noqa: E402
+
+import ntk_helpers as nh  # noqa: E402
+from ntk_helpers.course import dynamics  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def close_figures():
+    yield
+    plt.close("all")
+
+
+# ---------------------------------------------------------------- data and kernels
+
+def test_circle_is_the_lessons_data_and_kernel():
+    data = dynamics.circle()
+    assert data.x_train.shape == (20, 2) and data.x_test.shape == (120, 2), (data.x_train.shape, data.x_test.shape)
+    norms = (data.x_train ** 2).sum(1)
+    assert torch.allclose(norms, torch.full_like(norms, 2.0)), f"expected |x|² = 2, got {norms[:3]}"
+    expected = torch.sin(2 * data.angles_train) + 0.5 * torch.cos(data.angles_train)
+    assert torch.allclose(data.y_train, expected), "y = sin 2a + 0.5 cos a"
+    direct = nh.mlp(1, "relu", sigma_w=1.4, sigma_b=0.3).kernel(data.x_train).ntk
+    assert torch.allclose(data.ntk_train, direct, rtol=1e-12), "the analytic NTK on the training inputs"
+    assert data.critical_lr == pytest.approx(nh.critical_learning_rate(direct), rel=1e-12)
+
+
+def test_weighted_ntk_is_the_packages_weighted_empirical_ntk():
+    model = nh.mlp(1, "relu", sigma_w=1.4, sigma_b=0.3, parameterization="mup").network(2, width=64, seed=3)
+    x = dynamics.on_circle(torch.linspace(0, 6, 7, dtype=torch.float64))
+    expected = nh.empirical_ntk(model, x, parameter_weights=nh.lr_multipliers(model), method="jacobian")
+    measured = dynamics.weighted_ntk(model, x)
+    assert torch.allclose(measured, expected, rtol=1e-10, atol=1e-12), \
+        f"expected {expected[0, :3]}, measured {measured[0, :3]}"
+
+
+def test_weighted_ntk_with_unit_factors_is_the_plain_ntk():
+    model = nh.mlp(1, "erf").network(2, width=32, seed=0)
+    x = dynamics.on_circle(torch.tensor([0.1, 1.0, 2.5], dtype=torch.float64))
+    expected = nh.empirical_ntk(model, x)
+    assert torch.allclose(dynamics.weighted_ntk(model, x), expected, rtol=1e-10), "NTK parameterization: weights 1"
+
+
+# ---------------------------------------------------------------- the network against the formula
+
+def test_three_trajectories_all_start_from_the_networks_own_f0():
+    run = dynamics.three_trajectories(128, seed=1, steps=0)
+    model = dynamics.ARCH.network(2, width=128, seed=1)
+    with torch.no_grad():
+        f0 = model(dynamics.circle().x_test)[:, 0]
+    for name, outputs in [("network", run.network), ("own", run.own), ("formula", run.formula)]:
+        assert torch.allclose(outputs[0], f0, atol=1e-12), f"{name} at step 0 should be f0"
+
+
+def test_own_linearization_is_the_formula_with_the_networks_own_ntk():
+    run = dynamics.three_trajectories(256, seed=2, steps=40, record_every=20)
+    assert run.steps.tolist() == [0, 20, 40], run.steps
+    data = dynamics.circle()
+    model = dynamics.ARCH.network(2, width=256, seed=2)
+    x_all = torch.cat([data.x_train, data.x_test])
+    with torch.no_grad():
+        f0 = model(x_all)[:, 0]
+    own = nh.empirical_ntk(model, x_all, method="jacobian")
+    expected = nh.linearized_dynamics(own[:20, :20], data.y_train, [0, 20, 40], discrete=True,
+                                      ntk_test_train=own[20:, :20], f0_train=f0[:20], f0_test=f0[20:]).test
+    assert torch.allclose(run.own, expected, atol=1e-9), f"expected {expected[-1, :3]}, measured {run.own[-1, :3]}"
+    assert float((run.network - run.own).abs().max()) < 0.2, "a width-256 network stays near its linearization"
+
+
+def test_slope_with_error_is_scipys_least_squares_fit():
+    rng = np.random.default_rng(0)
+    widths = [10, 100, 1000]
+    values = np.exp(rng.normal(size=(3, 5))) * np.array(widths)[:, None] ** -0.5
+    slope, se = dynamics.slope_with_error(widths, values)
+    fit = stats.linregress(np.repeat(np.log(widths), 5), np.log(values).reshape(-1))
+    assert slope == pytest.approx(fit.slope, rel=1e-10) and se == pytest.approx(fit.stderr, rel=1e-10), \
+        f"expected {fit.slope:.4f} ± {fit.stderr:.4f}, measured {slope:.4f} ± {se:.4f}"
+    exact = np.array(widths, dtype=float)[:, None] ** -0.5 * np.ones((1, 4))
+    slope, se = dynamics.slope_with_error(widths, exact)
+    assert slope == pytest.approx(-0.5, abs=1e-12) and se < 1e-10, f"a pure power law: {slope}, {se}"
+
+
+# ---------------------------------------------------------------- snapshots
+
+def test_snapshots_continue_one_run():
+    """Training in segments (0 → 5 → 12) ends where one run of 12 steps ends."""
+    segments = dynamics.snapshots("ntk", width=64, steps=(0, 5, 12))
+    model = dynamics.ARCH.network(2, width=64, seed=0)
+    data = dynamics.circle()
+    record = nh.train(model, data.x_train, data.y_train, lr=1.0, steps=12, x_eval=data.x_test, record_every=1)
+    assert torch.allclose(segments.network, record.outputs[[0, 5, 12]], atol=1e-10), "segments = one run"
+    assert segments.feature_change[0] == 0 and segments.gaps[0] == pytest.approx(0, abs=1e-12), \
+        f"step 0: no change, no gap; measured {segments.feature_change[0]}, {segments.gaps[0]}"
+
+
+def test_snapshot_feature_change_is_the_training_records():
+    snap = dynamics.snapshots("mup", width=128, steps=(0, 30))
+    model = nh.mlp(1, "relu", sigma_w=1.4, sigma_b=0.3, parameterization="mup").network(2, width=128, seed=0)
+    data = dynamics.circle()
+    record = nh.train(model, data.x_train, data.y_train, lr=dynamics.SNAPSHOT_LR["mup"], steps=30)
+    assert snap.feature_change[-1] == pytest.approx(record.feature_change, rel=1e-8), \
+        f"expected {record.feature_change:.4f}, measured {snap.feature_change[-1]:.4f}"
+
+
+def test_snapshots_reject_unordered_steps():
+    with pytest.raises(ValueError, match="start at 0"):
+        dynamics.snapshots("ntk", width=16, steps=(3, 1))
+
+
+# ---------------------------------------------------------------- coverage of the band
+
+def test_coverage_counts_exactly():
+    z = np.array([0.1, -0.5, 1.0, -1.5, 2.5])
+    measured, tolerance = dynamics.coverage(z, [0.5, 0.9])                 # half-widths 0.674 and 1.645
+    assert measured.tolist() == [0.4, 0.8], measured
+    expected = 3 * np.sqrt(np.array([0.25, 0.09]) / 5)
+    assert np.allclose(tolerance, expected, rtol=1e-12), (tolerance, expected)
+
+
+def test_coverage_of_normal_draws_is_nominal():
+    z = np.random.default_rng(1).normal(size=20000)
+    levels = np.array([0.5, 0.683, 0.95, 0.99])
+    measured, tolerance = dynamics.coverage(z, levels)
+    assert (np.abs(measured - levels) <= tolerance).all(), f"normal draws: {measured} vs {levels} ± {tolerance}"
+    with pytest.raises(ValueError):
+        dynamics.coverage(z, [0.5, 1.0])
+
+
+# ---------------------------------------------------------------- Mercer coefficients and fits
+
+def quadrature_mu(name, k):
+    arch = dynamics.KERNELS[name]
+    profile = lambda theta: float(nh.dot_product_profile(arch, torch.tensor([math.cos(theta)]), 2)[0])
+    value, _ = integrate.quad(lambda t: profile(t) * math.cos(k * t), 0, math.pi, limit=200)
+    return value / math.pi
+
+
+@pytest.mark.parametrize("name", list(dynamics.KERNELS))
+def test_mercer_coefficients_are_the_fourier_integrals(name):
+    mu = dynamics.mercer_coefficients(name, 6)
+    raw = np.array([quadrature_mu(name, k) for k in range(7)])
+    expected = raw / np.abs(raw).max()
+    # quad's own error near the kernel's kink at θ = π is about 1e-6 of the largest coefficient
+    assert np.allclose(mu.numpy(), expected, atol=5e-6), f"{name}: expected {expected}, measured {mu.numpy()}"
+
+
+def test_missing_harmonics_and_positive_ones():
+    relu = dynamics.mercer_coefficients("ReLU, no bias", 40)
+    erf = dynamics.mercer_coefficients("erf, no bias", 40)
+    assert relu[3::2].abs().max() < dynamics.ZERO and relu[[0, 1, 2, 4]].min() > 1e-3, relu[:6]
+    # erf's odd coefficients fall geometrically (3e-13 at k = 39): positive well above ZERO up to k = 21
+    assert erf[0::2].abs().max() < dynamics.ZERO and erf[1:22:2].min() > 1e-9, erf[:6]
+    for name in ("ReLU, σ_b = 0.3", "ReLU, no bias, 2 layers"):
+        assert dynamics.mercer_coefficients(name, 40).min() > 1e-6, name
+
+
+@pytest.mark.parametrize("name, k", [("ReLU, no bias", 3), ("ReLU, no bias", 5), ("erf, no bias", 2)])
+@pytest.mark.parametrize("n", [10, 50, 200])
+def test_a_missing_harmonic_is_never_learned(name, k, n):
+    """The fit is orthogonal to cos kθ, so its error is 1 + mean(fit²)/½ ≥ 1 at every n."""
+    prediction, error = dynamics.ridgeless_fit(name, k, n)
+    orthogonal = 1 + float((prediction ** 2).mean()) / 0.5
+    assert error >= 1 and error == pytest.approx(orthogonal, rel=1e-5), \
+        f"{name}, k = {k}, n = {n}: expected {orthogonal:.6f} (≥ 1), measured {error:.6f}"
+    assert dynamics.describe_fit(name, k, n).startswith(f"μ_{k} = 0"), dynamics.describe_fit(name, k, n)
+
+
+def test_ridgeless_fit_is_kernel_regression():
+    n, k = 30, 2
+    angles = dynamics.training_angles(n)
+    arch = dynamics.KERNELS["ReLU, σ_b = 0.3"]
+    K = arch.kernel(dynamics.on_circle(torch.cat([angles, dynamics.EVAL_ANGLES]))).ntk
+    expected = nh.kernel_regression(K[:n, :n], K[n:, :n], torch.cos(k * angles))
+    prediction, error = dynamics.ridgeless_fit("ReLU, σ_b = 0.3", k, n)
+    assert torch.allclose(prediction, expected, rtol=1e-10), "the same regression"
+    direct = float(((expected - torch.cos(k * dynamics.EVAL_ANGLES)) ** 2).mean() / 0.5)
+    assert error == pytest.approx(direct, rel=1e-10), (error, direct)
+
+
+def test_describe_fit_follows_the_error():
+    assert "is enough" in dynamics.describe_fit("ReLU, σ_b = 0.3", 1, 64)
+    assert "too few" in dynamics.describe_fit("ReLU, σ_b = 0.3", 16, 16)
+
+
+# ---------------------------------------------------------------- the learning-rate explorer
+
+def test_explorer_run_is_nh_train_and_the_formula():
+    run = dynamics.explorer_run(64, 0.5, 20)
+    data = dynamics.circle()
+    model = dynamics.ARCH.network(2, width=64, seed=0)
+    with torch.no_grad():
+        f0 = model(data.x_train)[:, 0]
+    record = nh.train(model, data.x_train, data.y_train, lr=0.5, steps=20, track_kernels=False)
+    assert torch.allclose(run.loss, record.loss, rtol=1e-10), "the same training run"
+    assert float(run.formula_loss[0]) == pytest.approx(float(0.5 * ((f0 - data.y_train) ** 2).mean()), rel=1e-10)
+    assert run.ratio == pytest.approx(0.5 * data.lam_max / 20, rel=1e-12)
+    own = float(nh.eigenvalues(nh.empirical_ntk(dynamics.ARCH.network(2, width=64, seed=0), data.x_train))[0])
+    assert run.own_critical_lr == pytest.approx(40 / own, rel=1e-10)
+
+
+def test_describe_dynamics_says_what_the_run_did():
+    assert "0 steps" in dynamics.describe_dynamics(dynamics.explorer_run(256, 1.0, 0))
+    stable = dynamics.explorer_run(1024, 1.0, 50)
+    text = dynamics.describe_dynamics(stable)
+    assert "< 2" in text and "never rose" in text and float(stable.loss.max()) <= float(stable.loss[0]), text
+    rising = dynamics.explorer_run(1024, 2.0, 5)
+    text = dynamics.describe_dynamics(rising)
+    assert "≥ 2" in text and "at the end" in text and float(rising.loss[-1]) > float(rising.loss[0]), text
+    recovered = dynamics.explorer_run(1024, 2.0, 200)
+    text = dynamics.describe_dynamics(recovered)
+    assert "then fell" in text and float(recovered.loss[-1]) < float(recovered.loss[0]), text
+
+
+def test_draw_functions_run_and_restore_threads():
+    before = torch.get_num_threads()
+    dynamics.draw_dynamics(256, 1.0, 10)
+    dynamics.draw_dynamics(256, 1.8, 30)
+    dynamics.draw_fit("erf, no bias", 2, 20)
+    dynamics.draw_mercer()
+    assert torch.get_num_threads() == before, f"threads: expected {before}, now {torch.get_num_threads()}"
+
+
+def test_lazy_changes_and_ensemble_members_are_nh_train():
+    data = dynamics.circle()
+    lazy = dynamics.lazy_changes(128, steps=30)
+    record = nh.train(dynamics.ARCH.network(2, width=128, seed=0), data.x_train, data.y_train, lr=1.0, steps=30)
+    assert lazy.ntk == pytest.approx(record.ntk_change, rel=1e-10) and \
+        lazy.features == pytest.approx(record.feature_change, rel=1e-10), (lazy, record.ntk_change)
+    members = dynamics.ensemble_members([5, 6], data.x_test, width=64, steps=10)
+    direct = nh.train(dynamics.ARCH.network(2, width=64, seed=6), data.x_train, data.y_train, lr=1.0, steps=10,
+                      x_eval=data.x_test, track_kernels=False).outputs[-1]
+    assert torch.allclose(members[1], direct, atol=1e-12), "seed 6 is the second member"
