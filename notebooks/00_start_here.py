@@ -430,9 +430,9 @@ nh.check_close("identity: cos 30° at depths 1 and 50", at(1, "identity", 30) + 
 # | [04 ResNet](04_resnet.ipynb) | 4.3 | branch scaling α = 1, 1/√L, 1/L: exponential vs bounded NTK |
 # | [05a normalization](05a_normalization.ipynb) | 4.4.1 | layer norm's scale invariance and its limits, batch norm's batch coupling |
 # | [05b parameterization](05b_parameterization.ipynb) | 4.4.2 | NTK, standard and μP parameterizations: one table of width exponents, lazy vs feature learning |
-# | [06 activations](06_activations.ipynb) | 4.5 | homogeneity, eigen-decay on circle and sphere, spectral bias, the parity pitfall |
-# | [07 training dynamics](07_training_dynamics.ipynb) | overview §3 | the closed-form dynamics vs real gradient descent, lazy training, early stopping |
-# | [08 effective rank](08_effective_rank.ipynb) | overview §4 | the $r_\infty$ law, what values near 1 mean, why it bounds nothing |
+# | [06 activations](06_activations.ipynb) | 4.5 | ReLU vs tanh: homogeneity, eigen-decay (power law vs faster), parity and depth, order/chaos, comparison table, spectral bias |
+# | [07 training dynamics](07_training_dynamics.ipynb) | 4.4.2, overview §3, §7.1 | the closed-form dynamics vs real gradient descent, lazy training vs μP, early stopping, a calibrated ensemble band, which targets a kernel can learn |
+# | [08 effective rank](08_effective_rank.ipynb) | overview §4, chapter summary | the $r_\infty$ law, what values near 1 mean, when the Gram matrix is singular, why it bounds nothing; the chapter in one table |
 #
 # Exercises 4.1–4.9 (4.1–4.8 are the chapter's, 4.9 goes with lesson 07), graded automatically with nbgrader (the README
 # explains how to submit):

@@ -323,9 +323,9 @@ nh.check_close("identity: cos 30° at depths 1 and 50", at(1, "identity", 30) + 
 # | [04 ResNet](04_resnet.ipynb) | 4.3 | 分支缩放 α = 1、1/√L、1/L：指数增长的 NTK 与有界的 NTK |
 # | [05a 归一化](05a_normalization.ipynb) | 4.4.1 | 层归一化的尺度不变性及其适用范围、批归一化造成的批内耦合 |
 # | [05b 参数化](05b_parameterization.ipynb) | 4.4.2 | NTK 参数化、标准参数化与 μP：一张宽度指数表，惰性训练与特征学习 |
-# | [06 激活函数](06_activations.ipynb) | 4.5 | 齐次性、圆周与球面上的特征值衰减、频谱偏置、奇偶性陷阱 |
-# | [07 训练动力学](07_training_dynamics.ipynb) | 综述 §3 | 闭式解动力学与真实梯度下降的对比、惰性训练、早停 |
-# | [08 有效秩](08_effective_rank.ipynb) | 综述 §4 | $r_\infty$ 定律、接近 1 的值意味着什么、为什么它给不出任何泛化上界 |
+# | [06 激活函数](06_activations.ipynb) | 4.5 | ReLU 与 tanh 的对比：齐次性、特征值衰减（幂律与更快的衰减）、奇偶性与深度、有序与混沌、对比表、频谱偏置 |
+# | [07 训练动力学](07_training_dynamics.ipynb) | 4.4.2，综述 §3、§7.1 | 闭式解动力学与真实梯度下降的对比、惰性训练与 μP、早停、经过校准的集成置信带、核能学会哪些目标 |
+# | [08 有效秩](08_effective_rank.ipynb) | 综述 §4，本章总结 | $r_\infty$ 定律、接近 1 的值意味着什么、Gram 矩阵何时奇异、为什么它给不出任何泛化上界；一张表总结全章 |
 #
 # 习题 4.1–4.9（4.1–4.8 出自本章，4.9 配合第 07 课）由 nbgrader 自动评分（提交方法见 README）：
 #
