@@ -6,12 +6,13 @@
 #
 # **You will learn**
 # - what the effective rank $r_\text{eff}(K) = \operatorname{tr}(K)^2/\lVert K\rVert_F^2$ of a kernel matrix
-#   counts, and why it tends to a constant $r_\infty$ as the number of inputs grows, for **every** kernel;
+#   counts, and why it tends to a constant $r_\infty$ as the number of independently drawn inputs grows, for
+#   **every** kernel with finite second moments whose off-diagonal entries are not 0 in mean square;
 # - what $r_\infty$ depends on (the mean *square* of the off-diagonal entries), and why values near 1 mean "one
-#   constant mode dominates";
+#   eigenvalue dominates" (often, not always, along the constant vector);
 # - when the NTK Gram matrix of distinct inputs is singular, and when its function space is dense;
 # - why no bound of the form $O(\sqrt{r_\infty/n})$ can bound the generalization error;
-# - the whole chapter in one table: architecture → mechanism → NTK property.
+# - the whole chapter in one table: architecture → mechanism → so what → when it fails.
 #
 # **Prerequisites:** lessons 01–02 (the NTK and its recursion), 07 (kernel regression with the NTK); some linear
 # algebra (eigenvalues, trace, Frobenius norm).
@@ -51,8 +52,20 @@ plt.show()
 # Both panels show the same kernel (the NTK of one hidden ReLU layer) on the same 200 random directions. On the
 # right every input was shifted by 3 in each coordinate: all inputs now have a large common part, the kernel a
 # large constant part, and one eigenvalue takes almost the whole trace. Nothing about what the kernel can fit has
-# become one-dimensional; this lesson makes that precise.
-#
+# become one-dimensional; this lesson makes that precise. The left panel has a staircase: one eigenvalue (19 % of
+# the trace, along the constant vector), then about ten of 3–7 % each, then a drop to 1 %. On the sphere the
+# eigenfunctions are spherical harmonics: the first step is degree 0 (one function, the constant), the next ten
+# are degree 1 (the $d = 10$ linear functions), blurred by sampling only 200 inputs.
+
+# %% tags=["check"]
+idea_spectrum = nh.eigenvalues(nh.mlp(1).kernel(nh.sphere(200, 10, seed=7)).ntk).numpy()
+idea_share = idea_spectrum / idea_spectrum.sum()
+nh.check_close("left panel: the top eigenvalue's share of the trace (19 %)", idea_share[0], 0.19, atol=0.005)
+nh.check_between("left panel: shares of eigenvalues 2 … 11, smallest", idea_share[1:11].min(), 0.03, 0.07)
+nh.check_between("left panel: shares of eigenvalues 2 … 11, largest", idea_share[1:11].max(), 0.03, 0.075)
+nh.check_between("left panel: share of eigenvalue 12 (the drop)", idea_share[11], 0.005, 0.015)
+
+# %% [markdown]
 # ## The effective rank (overview §4.1)
 #
 # For a symmetric positive semi-definite $K$ with eigenvalues $\lambda_i \ge 0$,
@@ -82,9 +95,11 @@ nh.check_close("r_eff of ¾I + ¼11ᵀ, n = 40 (11.64)", nh.effective_rank(0.75 
 #
 # Draw $n$ inputs independently from a distribution and let $K_{ij} = k(x_i, x_j)$. Write $m_1 = \mathbb E\,k(x,x)$,
 # $m_2 = \mathbb E\,k(x,x)^2$ and $m_\text{off} = \mathbb E\,k(x,x')^2$ for independent $x, x'$. Then
-# $\mathbb E\operatorname{tr}K = n m_1$ and $\mathbb E\lVert K\rVert_F^2 = n m_2 + n(n-1)\,m_\text{off}$. By the law of
-# large numbers $\operatorname{tr}K/n \to m_1$ and $\lVert K\rVert_F^2/n^2 \to m_\text{off}$, so whenever
-# $m_\text{off} > 0$
+# $\mathbb E\operatorname{tr}K = n m_1$ and $\mathbb E\lVert K\rVert_F^2 = n m_2 + n(n-1)\,m_\text{off}$. With a
+# constant diagonal ($m_2 = m_1^2$, as on a sphere) the ratio of these expectations is
+# $n^2m_1^2/(n m_1^2 + n(n-1)m_\text{off}) = n r_\infty/(n - 1 + r_\infty)$; it is a ratio of expectations, not the
+# expectation of the ratio, so a finite sample follows it only up to a few percent. By the law of large numbers
+# $\operatorname{tr}K/n \to m_1$ and $\lVert K\rVert_F^2/n^2 \to m_\text{off}$, so whenever $m_\text{off} > 0$
 #
 # $$r_\text{eff} \;\to\; r_\infty = \frac{m_1^2}{m_\text{off}}, \qquad
 # r_\text{eff}(n) \approx \frac{n\, r_\infty}{n - 1 + r_\infty}\ \ (\text{constant diagonal, } m_2 = m_1^2).$$
@@ -95,7 +110,10 @@ nh.check_close("r_eff of ¾I + ¼11ᵀ, n = 40 (11.64)", nh.effective_rank(0.75 
 #
 # We take inputs uniform on the sphere $S^9$ ($d = 10$, radius $\sqrt{10}$), bias-free networks, and compute
 # $r_\infty$ by quadrature over the angle between two inputs (`nh.effective_rank_limit`). The offset inputs
-# (every coordinate $+3$) are not on a sphere; for them we only measure.
+# (every coordinate $+3$) are not on a sphere; for them we only measure. The ReLU networks have $\sigma_w^2 = 2$,
+# the erf network $\sigma_w = 1$; `nh.mlp` uses the same $\sigma_w$ for every layer, the readout included, and
+# $r_\infty$ depends on that convention. The shape of a bias-free ReLU kernel does not depend on $\sigma_w$
+# (it only scales it); erf's does. The NNGP is the kernel of the network's outputs at initialization (lesson 02).
 
 # %%
 sweeps = {name: course.rank_sweep(name) for name in course.CASES}
@@ -131,13 +149,6 @@ nh.check_close("r∞ of the 50-layer ReLU NNGP on S⁹ (1.02)", sweeps["ReLU NNG
                atol=0.005)
 nh.check_close("offset inputs: r_eff at n = 50 … 800 (1.36–1.38)", sweeps["ReLU NTK, inputs + 3"].raw,
                np.full(len(sizes), 1.37), atol=0.015)
-relu_by_depth = [nh.effective_rank_limit(nh.mlp(L), 10) for L in (1, 8, 50, 400)]
-nh.check_close("bias-free ReLU NTK: r∞ at depths 1, 8, 50 (16.7, 9.5, 12.0)", np.divide(relu_by_depth[:3],
-               [16.7, 9.48, 12.05]), [1.0] * 3, rtol=0.003)
-nh.check_close("bias-free ReLU NTK, depth 400: r∞ (15.1, on its way to 16)", relu_by_depth[3], 15.09,
-               atol=0.005)
-nh.check_close("depth 50: root mean square off-diagonal / diagonal (0.29)", relu_by_depth[2] ** -0.5, 0.29,
-               atol=0.005)
 
 # %% [markdown]
 # The bias-free NTKs of this sweep level off at $r_\infty$ = 16.7 (one hidden ReLU layer), 12.0 (50 layers) and
@@ -159,12 +170,24 @@ nh.check_close("depth 50: root mean square off-diagonal / diagonal (0.29)", relu
 # towards 16 (15.1 at depth 400).
 #
 # </details>
-#
+
+# %% tags=["check"]
+relu_by_depth = [nh.effective_rank_limit(nh.mlp(L), 10) for L in (1, 8, 50, 400)]
+nh.check_close("bias-free ReLU NTK: r∞ at depths 1, 8, 50 (16.7, 9.5, 12.0)", np.divide(relu_by_depth[:3],
+               [16.7, 9.48, 12.05]), [1.0] * 3, rtol=0.003)
+nh.check_close("bias-free ReLU NTK, depth 400: r∞ (15.1)", relu_by_depth[3], 15.09, atol=0.005)
+nh.check_close("depth 50: root mean square off-diagonal / diagonal (0.29)", relu_by_depth[2] ** -0.5, 0.29,
+               atol=0.005)
+deep_gram = nh.mlp(50).kernel(nh.sphere(800, 10, seed=800)).ntk
+nh.check_close("depth 50, n = 800: measured root mean square off-diagonal / diagonal (0.29)",
+               course.offdiagonal_rms(deep_gram), relu_by_depth[2] ** -0.5, rtol=0.03)
+
+# %% [markdown]
 # ### When the off-diagonal entries vanish
 #
 # The law involves the mean **square** of the off-diagonal entries. A family shows what that means: the NTK of
 # bias-free erf networks with $\sigma_w = 2$, in the chaotic phase of lesson 02, where the correlation of two
-# different inputs decays to 0 with depth. The kernel is odd, $k(x, -x') = -k(x, x')$, so its mean off-diagonal
+# different, non-antipodal inputs decays to 0 with depth ($-1$ stays $-1$: the network is odd). The kernel is odd, $k(x, -x') = -k(x, x')$, so its mean off-diagonal
 # value is exactly 0 at **every** depth; only the mean square changes.
 
 # %%
@@ -197,8 +220,11 @@ nh.check_that("bias-free erf, σ_w = 2: r∞ grows with depth", all(a < b for a,
 nh.check_close("odd kernel: mean off-diagonal entry / diagonal, depths 1 … 16 (0)",
                [chaos[L].mean for L in depths_chaos], [0.0] * 5, atol=1e-12)
 nh.check_close("depth 1: r∞ (24.7)", chaos[1].r_inf, 24.7, atol=0.05)
-nh.check_close("on the sphere: rms of the off-diagonal entries = 1/√r∞, depths 1 … 16",
-               [chaos[L].rms * math.sqrt(chaos[L].r_inf) for L in depths_chaos], [1.0] * 5, rtol=1e-9)
+measured_rms = [course.offdiagonal_rms(nh.mlp(L, "erf", sigma_w=2.0).kernel(nh.sphere(800, 10, seed=800)).ntk)
+                for L in depths_chaos]
+nh.check_close("n = 800: measured rms of the off-diagonal entries × √r∞, depths 1 … 16 (1)",
+               np.multiply(measured_rms, [math.sqrt(chaos[L].r_inf) for L in depths_chaos]), [1.0] * 5,
+               rtol=0.03)
 nh.check_between("depth 16: r∞ (4 · 10⁷)", chaos[16].r_inf, 3.5e7, 4.5e7)
 law_ratios = np.concatenate([np.array(chaos[L].r_eff) / [nh.effective_rank_finite(chaos[L].r_inf, n)
                                                           for n in sizes_chaos] for L in depths_chaos])
@@ -212,10 +238,10 @@ nh.check_close("depth 16: r_eff(n) / n, n = 50, 200, 800 (the ceiling)",
 # At depth 1 the mean off-diagonal value is 0, yet $r_\infty$ is only 24.7: the off-diagonal entries are not small,
 # they cancel on average (their root mean square is $1/\sqrt{r_\infty} = 0.20$ of the diagonal). With depth the
 # root mean square falls, $r_\infty$ runs off to $4\cdot 10^7$ at depth 16, and each finite $r_\text{eff}(n)$
-# climbs to its ceiling $n$. $r_\infty$ is a limit as $n \to \infty$, so it cannot be "close to $n$"; what
-# approaches $n$ is $r_\text{eff}(n)$.
+# climbs to its ceiling $n$. $r_\infty$ does not depend on $n$; only the finite $r_\text{eff}(n)$ is bounded by
+# $n$ and approaches it.
 #
-# ## Near 1 means "one constant mode"
+# ## Near 1 means "one dominant eigenvalue"
 #
 # Why are the offset inputs and the deep NNGP near 1? Look at the top of the spectrum of the shifted inputs, and
 # centre the kernel: $HKH$ with $H = I - \mathbf 1\mathbf 1^\top/n$ removes the constant direction.
@@ -242,10 +268,40 @@ nh.check_close("50-layer ReLU NTK, n = 800: r_eff (11.9)", deep.raw[-1], 11.9, a
 
 # %% [markdown]
 # One eigenvalue, along the constant vector, is 50 times the next. Centering removes it and the effective rank
-# jumps from 1.36 to 15.5, close to the 15.5 of the same kernel on the unshifted inputs. The 50-layer NTK is the
-# opposite case, "constant plus white noise": raw $r_\text{eff}$ 11.9, centered 765 of 800. So $r_\text{eff}$ is
-# not an "equivalent number of parameters". Adding a constant $c$ to a kernel drives $r_\text{eff}$ towards 1 as
-# $c$ grows, while the functions it can fit change only by an added constant.
+# jumps from 1.36 to 15.5, close to the 15.5 of the same kernel on the unshifted inputs. The unshifted kernel has a
+# constant mode too, only a smaller one (19 % of the trace in the first picture): that is why its centered value
+# is higher than the raw one.
+#
+# The 50-layer NTK is close to its depth limit $\tfrac34 I + \tfrac14\mathbf 1\mathbf 1^\top$ (normalized): a
+# constant part plus a part proportional to the identity. Centering keeps only the identity part,
+# $H(\tfrac34 I + \tfrac14\mathbf 1\mathbf 1^\top)H = \tfrac34 H$, and $H$ has $n - 1$ equal eigenvalues, so the
+# centered effective rank of the limit is $n - 1$. Measured: raw 11.9, centered 765 of 800. A small $r_\text{eff}$
+# therefore says that one eigenvalue is large, not that the model has few degrees of freedom: adding a constant $c$
+# to a kernel drives $r_\text{eff}$ towards 1 as $c$ grows, while the functions it can fit change only by an added
+# constant.
+#
+# The dominant eigenvector need not be the constant vector. Two antipodal clusters of inputs, $\pm\sqrt{10}\,e_1$
+# plus noise of size 0.3, with the bias-free erf NTK (an odd kernel): the two clusters are perfectly
+# anticorrelated, and one eigenvalue dominates along the vector $(1, -1, 1, -1, \dots)$.
+
+# %%
+clusters = course.constant_mode(nh.mlp(1, "erf", sigma_w=1.0).kernel(course.two_clusters(200, seed=0)).ntk)
+print(nh._("two antipodal clusters, bias-free erf NTK: r_eff {raw:.2f}, centered {centered:.2f}; "
+           "|cos| with the constant vector {alignment:.3f}").format(
+    raw=clusters.raw, centered=clusters.centered, alignment=clusters.alignment))
+
+# %% tags=["check"]
+nh.check_between("two clusters: r_eff (one dominant eigenvalue)", clusters.raw, 1, 1.5)
+nh.check_between("two clusters: |cos| of the top eigenvector with the constant vector", clusters.alignment,
+                 0, 0.1)
+nh.check_close("two clusters: centered r_eff / r_eff (centering changes nothing)",
+               clusters.centered / clusters.raw, 1.0, rtol=0.01)
+
+# %% [markdown]
+# $r_\text{eff} = 1.26$, and centering leaves it at 1.26: here no constant mode is to blame. So a value near 1
+# means one dominant eigenvalue; when all entries share a large common part (shifted inputs, a bias, the deep NNGP,
+# pixels) its eigenvector is nearly the constant vector. Check which case you are in with the alignment or by
+# centering.
 #
 # ## Is the Gram matrix of distinct inputs full rank?
 #
@@ -292,13 +348,16 @@ nh.check_close("one hidden ReLU layer on 6 antipodal pairs: its 3 smallest eigen
 #
 # The fourth, two hidden ReLU layers on the same antipodal pairs, is **not** singular: its smallest eigenvalue is
 # 0.020 of the largest (0.007–0.015 for other random points), far above rounding. It is positive definite but
-# ill-conditioned. The fifth, erf **with** a bias, is positive definite too. What is proved: with a bias and a
-# non-polynomial Lipschitz activation the limiting NTK is positive definite on the sphere (Jacot, Gabriel &
-# Hongler 2018, Prop. 2, whose networks have a bias $\beta > 0$); for one bias-free hidden ReLU layer the Gram
-# matrix is positive definite when no two inputs are parallel or antiparallel (Du, Zhai, Póczos & Singh 2019). For
-# inputs drawn from a continuous distribution, the NTKs of this lesson's non-polynomial activations give a
-# full-rank Gram matrix with probability 1: a singular one needs special positions like those above. That is why
-# the ridgeless regressions of this lesson interpolate.
+# ill-conditioned. The fifth, erf **with** a bias, is positive definite too.
+#
+# What is proved. With a bias and a non-polynomial Lipschitz activation the limiting NTK is positive definite on
+# the sphere (Jacot, Gabriel & Hongler 2018, Prop. 2, whose networks have a bias $\beta > 0$). For one bias-free
+# hidden ReLU layer the Gram matrix is positive definite when no two inputs are parallel or antiparallel (Du, Zhai,
+# Póczos & Singh 2019); inputs drawn from a continuous distribution in $d \ge 2$ dimensions are pairwise
+# non-parallel with probability 1. (In $d = 1$ all inputs are parallel and the bias-free ReLU Gram matrix has rank
+# at most 2.) This covers the regressions on $S^9$ below, which interpolate. For the other kernels of this lesson
+# we cite no general result; a smooth kernel such as erf's has fast-decaying eigenvalues, so even where its Gram
+# matrix is invertible it can be numerically close to singular.
 #
 # ### Is its function space dense?
 #
@@ -348,14 +407,19 @@ nh.check_between("bias-free erf, cos 2θ at n = 512: relative error (about 1: an
 #
 # (the cross term vanishes because $y$ is independent of $x$ and of the training data). For any constant $C$,
 # $C\sqrt{r_\infty/n}$ falls below $\operatorname{Var}(y)$ once $n > C^2 r_\infty/\operatorname{Var}(y)^2$, while
-# the expected error never does. A valid bound must look at the labels, e.g. $\sqrt{2\,y^\top\Theta^{-1}y/n}$ for two-layer
-# ReLU networks (Arora, Du, Hu, Li & Wang 2019), which stays large for labels the kernel cannot explain.
+# the expected error never does. A valid bound must look at the labels. Arora, Du, Hu, Li & Wang (2019, Thm 5.1)
+# bound the test error of a two-layer ReLU network whose first layer is trained by gradient descent by
+# $\sqrt{2\,y^\top(H^\infty)^{-1}y/n} + O\bigl(\sqrt{\log(n/(\lambda_0\delta))/n}\bigr)$, for a 1-Lipschitz loss
+# with values in $[0, 1]$; $H^\infty$ is the Gram matrix of the first layer's kernel and $\lambda_0$ its smallest
+# eigenvalue. The first term stays large for labels the kernel cannot explain.
 #
 # The experiment: ridgeless NTK regression (one hidden ReLU layer, $r_\infty = 16.7$) on inputs uniform on $S^9$,
 # with the true labels $y = \cos(2x_1)$ and with **random** labels: the same function of a second, independent
 # draw of inputs, so they have the same distribution as the true labels but carry no information about $x$.
 # $\operatorname{Var}(y)$ is computed exactly by quadrature. Test error on 1000 fresh inputs, with its standard
 # error. Ridgeless regression interpolates the training data, so its test error is also its generalization gap.
+# (Test MSE and $\sqrt{r_\infty/n}$ are in different units, a squared error against a square-root rate; that the
+# true-label curve lies close to $\sqrt{r_\infty/n}$ is a coincidence.)
 
 # %%
 sizes_bound = [50, 100, 200, 400, 800, 1600]
@@ -388,14 +452,7 @@ random_mse = np.array([r.mse for r in rows["random labels"]])
 nh.check_that("random labels: test MSE ≥ Var(y) at every n", bool((random_mse >= label_variance).all()),
               measured=str(np.round(random_mse, 3)), expected=f"≥ {label_variance:.3f}")
 nh.check_close("Var(y) of cos(2 x₁) on S⁹ (0.496)", label_variance, 0.496, atol=0.0005)
-# with independent labels (f − y)² − (f − E y)² − Var(y) has mean 0: 3 standard errors of the 1000 test points
-excess = np.array([r.excess / r.excess_se for r in rows["random labels"]])
-nh.check_between("random labels: (test MSE − spread − Var(y)) / its standard error, largest |·|",
-                 float(np.abs(excess).max()), 0, 3)
-nh.check_that("random labels: the interpolant's spread adds to the error (> 0.1 Var(y)) at every n",
-              all(r.spread > 0.1 * label_variance for r in rows["random labels"]),
-              measured=str([round(r.spread, 3) for r in rows["random labels"]]), expected="> 0.05")
-nh.check_between("√(r∞/n) at n = 1600, against Var(y)", math.sqrt(r_inf / 1600) / label_variance, 0, 0.25)
+nh.check_close("√(r∞/n) at n = 1600 (0.10)", math.sqrt(r_inf / 1600), 0.102, atol=0.001)
 worst_fit = max(r.train for name in rows for r in rows[name])
 nh.check_between("ridgeless regression interpolates: training residual / max |y|", worst_fit, 0, 1e-6)
 true_mse = [r.mse for r in rows["true labels"]]
@@ -421,32 +478,49 @@ nh.check_close("C = 10 fails beyond n = 100 r∞/Var(y)² (about 6800)", 100 * r
 # extra term vanishes in high dimension.
 #
 # </details>
-#
-# ## A value near 1 on images (overview §6.3)
+
+# %% tags=["check"]
+nh.check_that("random labels: the interpolant's spread E(f − E y)² > 0.1 Var(y) at every n",
+              all(r.spread > 0.1 * label_variance for r in rows["random labels"]),
+              measured=str([round(r.spread, 3) for r in rows["random labels"]]),
+              expected=f"> {0.1 * label_variance:.3f}")
+# with independent labels (f − y)² − (f − E y)² − Var(y) has mean 0: 3 standard errors of the 1000 test points
+excess = np.array([r.excess / r.excess_se for r in rows["random labels"]])
+nh.check_between("random labels: (test MSE − spread − Var(y)) / its standard error, largest |·|",
+                 float(np.abs(excess).max()), 0, 3)
+
+# %% [markdown]
+# ## A small value on images (overview §6.3)
 #
 # Effective ranks near 1 are reported for ResNet NTKs on CIFAR-10. We cannot download CIFAR-10 here, but
 # scikit-learn ships 8 × 8 digits, and they show the mechanism: raw pixels are non-negative, so all images share
-# a large mean component, and the kernel a large constant mode.
+# a large mean component, and the kernel a large constant mode. The "ResNet" here is lesson 04's residual MLP on
+# the 64 flattened pixels, not a convolutional ResNet.
 
 # %%
 x_digits, *_ = nh.digits(300, 1, seed=0)
 flat = x_digits.flatten(1)
 digit_ranks = {}
 for name, net in [("MLP NTK", nh.mlp(1)),
-                  (nh._("ResNet NTK (8 blocks, α = 1/√8)"), nh.resnet(8, alpha=8 ** -0.5))]:
-    K = net.kernel(flat).ntk
-    digit_ranks[name] = nh.effective_rank(K), nh.effective_rank(K, centered=True)
-    print(nh._("{name}: r_eff {raw:.2f}, centered {centered:.1f}").format(
-        name=name, raw=digit_ranks[name][0], centered=digit_ranks[name][1]))
+                  (nh._("residual MLP NTK (8 blocks, α = 1/√8)"), nh.resnet(8, alpha=8 ** -0.5))]:
+    digit_ranks[name] = course.constant_mode(net.kernel(flat).ntk)
+    mode = digit_ranks[name]
+    print(nh._("{name}: r_eff {raw:.2f}, centered {centered:.1f}; "
+               "|cos| of the top eigenvector with the constant vector {alignment:.3f}").format(
+        name=name, raw=mode.raw, centered=mode.centered, alignment=mode.alignment))
 
 # %% tags=["check"]
-resnet_raw, resnet_centered = list(digit_ranks.values())[1]
-nh.check_between("ResNet NTK on 300 digits: r_eff", resnet_raw, 1, 3)
-nh.check_between("ResNet NTK on 300 digits: centered r_eff", resnet_centered, 15, 300)
+resnet_digits = list(digit_ranks.values())[1]
+nh.check_between("residual MLP NTK on 300 digits: r_eff", resnet_digits.raw, 1, 3)
+nh.check_between("residual MLP NTK on 300 digits: centered r_eff / r_eff",
+                 resnet_digits.centered / resnet_digits.raw, 5, 300)
+nh.check_between("residual MLP NTK on 300 digits: |cos| of the top eigenvector with the constant vector",
+                 resnet_digits.alignment, 0.99, 1)
 
 # %% [markdown]
-# A value near 1 on natural images says "the images have a common mean", not "the network learns in a
-# one-dimensional subspace"; centered, the same kernel has an effective rank above 15.
+# Both raw values are small (2.3–2.5), and the top eigenvector is the constant vector ($|\cos| = 0.999$). A small
+# value on images says "the images have a common mean", not "the network learns in a low-dimensional subspace";
+# centered, the same kernels have effective ranks near 19–20, eight times higher.
 #
 # ## Explore
 #
@@ -464,14 +538,14 @@ nh.widgets.live_figure(course.draw_rank, depth=nh.widgets.depth_slider(1, max=50
 # %% [markdown]
 # **Predict, then check.**
 #
-# 1. ReLU without bias, depth 1: $r_\infty = 16.7$. Move the depth to 50. Will $r_\text{eff}$ at $n = 400$ fall
-#    towards 1, like the 50-layer NNGP's, or stay above 10?
+# 1. gelu without bias, depth 1. Move the depth to 50. Will $r_\text{eff}$ at $n = 400$ fall towards 1, like the
+#    50-layer NNGP's, or stay well above 1?
 #
 # <details><summary>Answer</summary>
 #
-# It stays above 10: 11.7 at $n = 400$ ($r_\infty = 12.0$). The deep NTK does not collapse to a constant the way the
-# NNGP does: it keeps a part proportional to the identity (lesson 02), and its centered $r_\text{eff}$ is 390 of
-# 400. The shape of a bias-free ReLU kernel does not depend on $\sigma_w$, so these are the numbers of the sweep above.
+# It falls, but stays well above 1: from 19.2 at depth 1 to 5.09 at depth 50 ($r_\infty$ from 20.2 to 5.14). The
+# deep NTK does not collapse to a constant the way the NNGP does: centered, $r_\text{eff}$ is still 197 of 400.
+# gelu is not homogeneous, so unlike ReLU's these numbers depend on $\sigma_w$ (here 1.4).
 #
 # </details>
 #
@@ -480,9 +554,11 @@ nh.widgets.live_figure(course.draw_rank, depth=nh.widgets.depth_slider(1, max=50
 #
 # <details><summary>Answer</summary>
 #
-# Hardly. The raw value falls to 1.94 ($r_\infty = 1.95$): the bias adds the same constant to every entry of the
-# kernel, and the title reports that the top eigenvector is the constant vector. Centered, $r_\text{eff}$ is 16.5
-# at $n = 400$, against 24.0 without bias: removing the constant mode brings most of the rank back.
+# It drops by about a third, far less than the raw value. Raw: from 16.0 to 1.94 ($r_\infty$ from 16.7 to 1.95).
+# Centered: from 24.0 to 16.5 at $n = 400$. The bias adds $\sigma_b^2$ to the pre-activation covariance of every
+# layer. That gives the kernel a large, nearly constant part (the title: $|\cos| = 1.00$ with the constant vector),
+# but it also changes the kernel's shape: a pure constant shift $K + c\,\mathbf 1\mathbf 1^\top$ would leave the
+# centered value at 24.0.
 #
 # </details>
 #
@@ -491,11 +567,14 @@ nh.widgets.live_figure(course.draw_rank, depth=nh.widgets.depth_slider(1, max=50
 #
 # <details><summary>Answer</summary>
 #
-# At depth 1, $r_\infty = 17.4$; at depth 50 the title says $r_\text{eff} \approx n$: $\sigma_w = 1.4$ puts bias-free
-# erf in the chaotic phase, the off-diagonal entries shrink to a root mean square of $9\cdot 10^{-6}$ of the diagonal
-# ($r_\infty = 1.3\cdot 10^{10}$), and $r_\text{eff}(400) = 400.0$. With $\sigma_b = 1$ the same depth gives
-# $r_\text{eff} = 1.00$: the bias creates a fixed point of the correlation map close to 1 (lesson 02), so all
-# entries approach the diagonal and one constant mode takes everything.
+# At depth 1, $r_\infty = 17.4$ (13.7 in the sweep, at $\sigma_w = 1$: erf's shape depends on $\sigma_w$). At depth
+# 50 the title says $r_\text{eff} \approx n$: without a bias, $\sigma_w = 1.4$ puts erf in the chaotic phase
+# ($\chi_1 = 1.19 > 1$), the correlations of non-antipodal pairs decay to 0, the off-diagonal entries shrink to a
+# root mean square of $9\cdot 10^{-6}$ of the diagonal ($r_\infty = 1.3\cdot 10^{10}$), and
+# $r_\text{eff}(400) = 400.0$. With $\sigma_b = 1$ the same depth gives $r_\text{eff} = 1.00$. The correlation
+# map always has the fixed point $\rho = 1$; the bias makes it stable ($q^* = 2.19$, $\chi_1 = 0.80 < 1$: the
+# ordered phase of lesson 02) and removes the fixed point $\rho = 0$. All correlations approach 1, the entries
+# approach the diagonal, and one constant mode takes everything.
 #
 # </details>
 
@@ -505,14 +584,19 @@ def at_400(depth, activation, sigma_b):
     return curves.raw[-1], curves.centered[-1], curves.limit
 
 
-relu_deep, relu_biased, relu_plain = at_400(50, "relu", 0.0), at_400(1, "relu", 2.0), at_400(1, "relu", 0.0)
+gelu_plain, gelu_deep = at_400(1, "gelu", 0.0), at_400(50, "gelu", 0.0)
+relu_biased, relu_plain = at_400(1, "relu", 2.0), at_400(1, "relu", 0.0)
 # each value / the number quoted in the answers (rounded to the digits shown)
-nh.check_close("ReLU, depth 50: r_eff at n = 400, centered, r∞ / (11.72, 390.2, 12.05)",
-               np.divide(relu_deep, [11.72, 390.2, 12.05]), [1.0] * 3, rtol=0.002)
+nh.check_close("gelu, depth 1: r_eff at n = 400, r∞ / (19.2, 20.2)",
+               np.divide(gelu_plain[::2], [19.23, 20.22]), [1.0] * 2, rtol=0.002)
+nh.check_close("gelu, depth 50: r_eff at n = 400, centered, r∞ / (5.09, 197, 5.14)",
+               np.divide(gelu_deep, [5.09, 197.1, 5.145]), [1.0] * 3, rtol=0.002)
 nh.check_close("ReLU, depth 1, σ_b = 2: r_eff at n = 400, centered, r∞ / (1.94, 16.5, 1.946)",
                np.divide(relu_biased, [1.94, 16.5, 1.946]), [1.0] * 3, rtol=0.005)
-nh.check_close("ReLU, depth 1, σ_b = 0: centered r_eff at n = 400, r∞ / (24.0, 16.7)",
-               np.divide(relu_plain[1:], [24.0, 16.7]), [1.0] * 2, rtol=0.005)
+nh.check_close("ReLU, depth 1, σ_b = 0: r_eff at n = 400, centered, r∞ / (16.0, 24.0, 16.7)",
+               np.divide(relu_plain, [16.04, 24.0, 16.7]), [1.0] * 3, rtol=0.005)
+nh.check_between("σ_b = 2 changes the shape: centered r_eff with σ_b = 2 / without (not 1)",
+                 relu_biased[1] / relu_plain[1], 0.6, 0.8)
 nh.check_that("ReLU, depth 1, σ_b = 2: the title names the constant vector",
               "|cos| = 1.00" in course.describe(1, "relu", 2.0), measured=course.describe(1, "relu", 2.0))
 erf_deep, erf_biased = at_400(50, "erf", 0.0), at_400(50, "erf", 1.0)
@@ -523,30 +607,43 @@ nh.check_that("erf, depth 50, no bias: the title says r_eff ≈ n, rms 9 · 10�
               "≈ n" in course.describe(50, "erf", 0.0) and "8.9e-06" in course.describe(50, "erf", 0.0),
               measured=course.describe(50, "erf", 0.0))
 nh.check_close("erf, depth 50, σ_b = 1: r_eff at n = 400 (1.00)", erf_biased[0], 1.0, atol=0.005)
+chaotic_erf = nh.signal_regime("erf", sigma_w=1.4, sigma_b=0.0)
+ordered_erf = nh.signal_regime("erf", sigma_w=1.4, sigma_b=1.0)
+nh.check_close("erf, σ_w = 1.4, no bias: χ₁ (1.19)", chaotic_erf.chi1, 1.19, atol=0.005)
+nh.check_close("erf, σ_w = 1.4, σ_b = 1: q*, χ₁ (2.19, 0.80)", [ordered_erf.q_star, ordered_erf.chi1],
+               [2.19, 0.80], atol=0.005)
 
 # %% [markdown]
 # ## The chapter in one table
 #
-# What each architecture does to the kernel, and what that makes of the NTK. The conditions in brackets matter:
-# each property holds under them, not in general. Each row links the section that shows it.
+# What each part of a network does to the kernel, what follows for the NTK, and when that stops being true. Each
+# row links the section that shows it. Notation: $L$ depth, $m$ width, $\rho$ the correlation of two inputs,
+# $[x \parallel x']$ is 1 for parallel inputs ($x' = ax$, $a > 0$) and 0 otherwise, "normalized" means divided by
+# $\sqrt{\Theta(x,x)\Theta(x',x')}$.
 #
-# | architecture | mechanism | NTK property |
-# |---|---|---|
-# | [MLP depth (4.1)](02_mlp_recursion.ipynb#4.1.2-Kernel-collapse:-what-depth-does) | each layer applies the correlation map | normalized NTK → ¼ + ¾·[x = x′] (bias-free ReLU) |
-# | [CNN (4.2)](03_cnn.ipynb#Invariance-needs-pooling) | shared filters: a kernel over pairs of pixels | shift invariance only with global average pooling (circular padding) |
-# | [ResNet (4.3)](04_resnet.ipynb#4.3.2-How-the-NTK-grows-with-depth) | skip passes the kernel, branch adds α² times its map | α = 1/√L: bounded, 3e·q₀ (ReLU, σ_w² = 2, no bias) |
-# | [Layer norm (4.4.1)](05a_normalization.ipynb#4.4.1-Layer-norm:-a-kernel-map) | normalizes the pre-activation kernel by its diagonal | directions only, if the layers before are homogeneous |
-# | [Parameterization (4.4.2)](05b_parameterization.ipynb#Measured:-lazy-training-vs-feature-learning-over-many-steps) | width scaling of weights and learning rates | NTK parameterization: kernel frozen as m → ∞; μP: it moves |
-# | [Activations (4.5)](06_activations.ipynb#4.5.2-Eigen-decay-on-the-circle) | smoothness and parity of φ set the Mercer spectrum | ReLU: μ_k ~ k^(−d) on S^(d−1); bias-free erf: geometric, odd k only |
-# | [Training dynamics](07_training_dynamics.ipynb#2.-Lazy-training,-measured) | gradient descent on the linearized network | kernel regression: width → ∞, NTK parameterization, stable learning rate |
-# | [Effective rank](#r-infinity-law) | participation ratio of the Mercer spectrum | r_eff → r∞, blind to the labels; ≈ 1 means a constant mode |
+# | topic | mechanism | so what | fails when |
+# |---|---|---|---|
+# | [MLP depth](02_mlp_recursion.ipynb#4.1.2-Kernel-collapse:-what-depth-does) | each layer applies the correlation map to ρ | L → ∞: NNGP → constant, normalized NTK → ¼ + ¾·[x ∥ x′] | not bias-free ReLU (next row); converges slowly in L |
+# | [MLP phase](02_mlp_recursion.ipynb) | σ_w, σ_b set the map's slope χ₁ at ρ = 1 | χ₁ < 1 (ordered): correlations → 1, r_eff → 1 with depth | χ₁ > 1 (chaos): correlations settle below 1; χ₁ = 1: slow |
+# | [CNN](03_cnn.ipynb#Invariance-needs-pooling) | shared filters: one kernel for each pair of patch positions | global average pooling: shift-invariant kernel | flatten readout, no pooling; or padding not circular |
+# | [ResNet](04_resnet.ipynb#4.3.2-How-the-NTK-grows-with-depth) | skip passes the kernel on; branch adds α² times its map | α = 1/√L: Θ(x,x) → 3e·q₀ as L → ∞ | α = 1: Θ(x,x) grows like 2^L, kernel collapses |
+# | [Layer norm](05a_normalization.ipynb#4.4.1-Layer-norm:-a-kernel-map) | divides the pre-activation kernel by its diagonal | Θ depends on x only through x/‖x‖ | a layer before it is not homogeneous (bias, erf, …) |
+# | [Parameterization](05b_parameterization.ipynb#Measured:-lazy-training-vs-feature-learning-over-many-steps) | how weights and learning rates scale with m | kernel frozen as m → ∞, e.g. NTK parameterization | μP, or finite m: the kernel moves |
+# | [ReLU spectrum](06_activations.ipynb#4.5.2-Eigen-decay-on-the-circle) | the kink of φ sets a slow Mercer decay | μ_k ~ k^(−d) on S^(d−1): all k (2+ layers or bias) | one bias-free layer: μ_k = 0 for odd k ≥ 3 |
+# | [erf spectrum](06_activations.ipynb#4.5.2-Eigen-decay-on-the-circle) | smooth odd φ: fast Mercer decay | bias-free: odd k only, near-geometric on the circle | on S^(d−1), d > 2: exponential up to polynomial factors |
+# | [Training dynamics](07_training_dynamics.ipynb#2.-Lazy-training,-measured) | gradient descent on the linearized network | m → ∞, stable learning rate: kernel regression with Θ | not squared loss; not trained to convergence; f₀ ≠ 0 (notes) |
+# | [Effective rank](#r-infinity-law) (a diagnostic) | participation ratio of the spectrum | r_eff → r∞, label-blind; ≈ 1: one eigenvalue dominates | m_off = 0 (r_eff → n); ≈ 1 without a constant mode |
 #
-# Two rows need their conditions spelled out. *Training dynamics*: the NTK stays constant during training only in
-# the limit of infinite width, in the NTK parameterization, with a learning rate below the stability threshold,
-# and over a finite training time (gradient flow: Jacot, Gabriel & Hongler 2018), or uniformly in time for gradient
-# descent when the NTK's smallest eigenvalue is positive (Lee et al. 2019). Under μP the kernel moves by $O(1)$ at
-# every width. *ResNet*: the value $3e\,q_0$ is the limit for ReLU without bias and $\sigma_w^2 = 2$; with
-# $\alpha = 1$ the same network has $\Theta(x, x) = q_0\,2^L(2 + L/2)$, exponential in $L$.
+# Notes on three rows. *Training dynamics*: the NTK stays constant during training in the limit of infinite width,
+# e.g. in the NTK parameterization (or the standard one with a learning rate of order $1/m$), with a learning rate
+# below the stability threshold, over a finite training time (gradient flow: Jacot, Gabriel & Hongler 2018), or
+# uniformly in time for gradient descent when the NTK's smallest eigenvalue is positive (Lee et al. 2019). The
+# trained network is then kernel regression with $\Theta$ only for the squared loss, trained to convergence
+# ($\lambda_\min > 0$), and with $f_0 = 0$ or averaged over the initialization; otherwise Lee et al. add
+# $f_0(x) - \Theta(x, X)\Theta^{-1}f_0(X)$. Under μP the kernel moves by $O(1)$ at every width. *ResNet*:
+# $3e\,q_0$ is the limit for ReLU without bias, $\sigma_w^2 = 2$, an input dense layer and a linear readout
+# (lesson 04; 0.3 % lower at $L = 256$); with $\alpha = 1$ the same network has $\Theta(x, x) = q_0\,2^L(2 + L/2)$.
+# *erf*: on the circle $\mu_{k+2}/\mu_k$ is about 0.14 at $k \approx 25$ and still creeping up.
 
 # %% tags=["check"]
 one_input = nh.sphere(1, 3, seed=0)                  # x·x/d = 1, so q₀ = σ_w² = 2
@@ -561,13 +658,19 @@ _, on_circle = nh.circle(2048)
 spectra = {name: (torch.fft.rfft(net.kernel(on_circle[:1], on_circle).ntk[0]).real / 2048).numpy()
            for name, net in [("relu", nh.mlp(1)), ("erf", nh.mlp(1, "erf", sigma_w=1.0))]}
 even = np.arange(20, 200, 2)
-nh.check_close("activations row: one ReLU layer, log-log slope of μ_k on even k (−d = −2 on the circle)",
+nh.check_close("ReLU spectrum row: one layer, log-log slope of μ_k on even k (−d = −2 on the circle)",
                np.polyfit(np.log(even), np.log(spectra["relu"][even]), 1)[0], -2.0, atol=0.05)
 erf_ratio = spectra["erf"][np.arange(23, 32, 2)] / spectra["erf"][np.arange(21, 30, 2)]
-nh.check_between("activations row: bias-free erf, μ_(k+2)/μ_k at odd k = 21 … 29, nearly constant",
+nh.check_between("erf spectrum row: bias-free, μ_(k+2)/μ_k at odd k = 21 … 29, nearly constant",
                  float(erf_ratio.max() - erf_ratio.min()), 0, 0.01)
-nh.check_close("activations row: bias-free erf, even μ_k / μ_1 (0: odd k only)",
+nh.check_close("erf spectrum row: μ_(k+2)/μ_k at k = 25 (0.14)", erf_ratio[2], 0.14, atol=0.002)
+nh.check_close("erf spectrum row: bias-free, even μ_k / μ_1 (0: odd k only)",
                spectra["erf"][2:40:2] / spectra["erf"][1], np.zeros(19), atol=1e-12)
+two_relu = (torch.fft.rfft(nh.mlp(2).kernel(on_circle[:1], on_circle).ntk[0]).real / 2048).numpy()
+nh.check_close("ReLU spectrum row: one bias-free layer, odd μ_k / μ_1 at k = 3 … 39 (0)",
+               spectra["relu"][3:40:2] / spectra["relu"][1], np.zeros(19), atol=1e-9)
+nh.check_between("ReLU spectrum row: two bias-free layers, smallest odd μ_k / μ_1 at k = 3 … 39 (> 0)",
+                 float((two_relu[3:40:2] / two_relu[1]).min()), 1e-7, 1)
 
 # %% [markdown]
 # ## Check your understanding
@@ -649,12 +752,13 @@ nh.check_close("question 5 (c): ReLU with σ_b = 0.5 on x, 3x: λ_min/λ_max (0.
 # ## Summary
 #
 # - $r_\text{eff} = \operatorname{tr}(K)^2/\lVert K\rVert_F^2$ counts how many eigenvalues share the trace. For
-#   inputs drawn from a distribution it tends to $r_\infty = m_1^2/m_\text{off}$ for **every** kernel, and the
-#   finite-$n$ value follows $n r_\infty/(n-1+r_\infty)$.
+#   inputs drawn from a distribution it tends to $r_\infty = m_1^2/m_\text{off}$ for **every** kernel with finite
+#   second moments and $m_\text{off} > 0$, and the finite-$n$ value follows $n r_\infty/(n-1+r_\infty)$.
 # - $r_\infty$ does not depend on $n$. It depends on the mean **square** of the off-diagonal entries and grows
 #   without bound when they vanish, while $r_\text{eff}(n) \le n$.
-# - Values near 1 signal a dominant constant mode (shifted inputs, a large bias, the deep NNGP, raw pixels);
-#   centering removes it. A full-rank matrix can have $r_\text{eff} \approx 1$.
+# - Values near 1 mean one dominant eigenvalue. With a large common part (shifted inputs, a large bias, the deep
+#   NNGP) its eigenvector is nearly the constant vector and centering removes it; raw pixels give small values (2.3–2.5
+#   on digits) the same way. A full-rank matrix can have $r_\text{eff} \approx 1$.
 # - Distinct inputs do not guarantee a full-rank NTK Gram matrix (bias-free odd activations on $\pm x$, bias-free
 #   ReLU on $x, 2x$ or, with one hidden layer, on antipodal pairs); nor does every NTK have a dense function space
 #   (every Mercer coefficient must be positive).
@@ -671,7 +775,7 @@ nh.check_close("question 5 (c): ReLU with σ_b = 0.5 on x, 3x: λ_min/λ_max (0.
 #
 # **What is true:** $r_\text{eff}$ is the participation ratio of the spectrum and is dominated by the top eigenvalue,
 # often a constant mode. Adding a constant to a kernel drives $r_\text{eff}$ towards 1 while the functions it can fit
-# change only by a constant (section "Near 1 means one constant mode"). [errata B13](../ERRATA.md#b13)
+# change only by a constant (section "Near 1 means one dominant eigenvalue"). [errata B13](../ERRATA.md#b13)
 #
 # </details>
 #
@@ -706,9 +810,10 @@ nh.check_close("question 5 (c): ReLU with σ_b = 0.5 on x, 3x: λ_min/λ_max (0.
 # low-rank subspace.
 #
 # **What is true:** a small $r_\text{eff}$ is not a small rank. With a bias and a non-polynomial Lipschitz activation
-# the limiting NTK is positive definite on the sphere (Jacot et al. 2018, Prop. 2), and for the non-polynomial
-# activations of this lesson the Gram matrix of inputs drawn from a continuous distribution is full rank with
-# probability 1, so ridgeless regression uses all $n$ directions. Without a bias, distinct inputs can give a singular Gram matrix: bias-free erf or tanh on $\{x, -x\}$;
+# the limiting NTK is positive definite on the sphere (Jacot et al. 2018, Prop. 2); for one bias-free hidden ReLU
+# layer the Gram matrix is positive definite when no two inputs are parallel (Du et al. 2019), which holds with
+# probability 1 for inputs drawn from a continuous distribution in $d \ge 2$. Then ridgeless regression uses all
+# $n$ directions. Without a bias, distinct inputs can give a singular Gram matrix: bias-free erf or tanh on $\{x, -x\}$;
 # bias-free ReLU on $\{x, 2x\}$ (off the sphere); one bias-free hidden ReLU layer on 6 antipodal pairs of $S^2$ (3
 # zero eigenvalues). Two hidden layers on the same pairs are positive definite but ill-conditioned
 # ($\lambda_\min/\lambda_\max = 0.020$). (Section "Is the Gram matrix of distinct inputs full rank?")
@@ -723,7 +828,8 @@ nh.check_close("question 5 (c): ReLU with σ_b = 0.5 on x, 3x: λ_min/λ_max (0.
 #
 # **What is true:** $r_\infty$ does not depend on the labels, and with labels independent of the inputs no predictor
 # beats $\operatorname{Var}(y)$, whatever $n$; so no such bound holds for any constant. Valid bounds depend on the
-# labels, e.g. $\sqrt{2y^\top\Theta^{-1}y/n}$ (Arora, Du, Hu, Li & Wang 2019). [errata B19](../ERRATA.md#b19)
+# labels, e.g. the bound of Arora, Du, Hu, Li & Wang (2019), built on $y^\top(H^\infty)^{-1}y$ (section "The bound
+# fails"). [errata B19](../ERRATA.md#b19)
 #
 # </details>
 #
@@ -732,9 +838,10 @@ nh.check_close("question 5 (c): ReLU with σ_b = 0.5 on x, 3x: λ_min/λ_max (0.
 # **The text says:** ResNets on CIFAR-10 have $r_\text{eff} \approx 1.0$–1.3, as theory predicts.
 #
 # **What is true:** the numbers are quoted from the preprint and were not reproduced; they were measured at widths
-# 16–32, far from the infinite-width limit. A value near 1 on raw images reflects their common mean: on
-# scikit-learn's digits the ResNet NTK has $r_\text{eff} < 3$, centered above 15 (section "A value near 1 on
-# images"). [errata B29](../ERRATA.md#b29)
+# 16–32, far from the infinite-width limit. A small value on raw images reflects their common mean: on
+# scikit-learn's digits the NTK of a residual MLP on the flattened pixels has $r_\text{eff} = 2.3$, its top
+# eigenvector is the constant vector, and centered it is 18.9 (section "A small value on images").
+# [errata B29](../ERRATA.md#b29)
 #
 # </details>
 #
@@ -744,7 +851,7 @@ nh.check_close("question 5 (c): ReLU with σ_b = 0.5 on x, 3x: λ_min/λ_max (0.
 # $d\lambda/dt \le C\lambda(1 - \lambda)$.
 #
 # **What is true:** this comes from an unreviewed preprint (arXiv:2512.08264) and is not established. In the kernel
-# regime (infinite width, NTK parameterization, a learning rate below the stability threshold, finite training time
+# regime (infinite width, e.g. in the NTK parameterization, a learning rate below the stability threshold, finite training time
 # or, for gradient descent, $\lambda_\min > 0$; Jacot et al. 2018; Lee et al. 2019) the NTK does not move during
 # training, so neither do its eigenvalues; they scale with $n$, depth and $\sigma_w$ and are not confined to
 # $[0, 1]$. Outside that regime (finite width, μP) the kernel moves, but an upper bound on $d\lambda/dt$ cannot
@@ -775,8 +882,8 @@ nh.check_close("question 5 (c): ReLU with σ_b = 0.5 on x, 3x: λ_min/λ_max (0.
 # needs a *changing* NTK (progressive sharpening), outside the kernel regime; lesson 07 shows only the stability
 # threshold of the linearized model. Established accounts of grokking describe a transition from lazy to
 # feature-learning dynamics (Kumar et al. 2024; Lyu et al. 2024), beyond the NTK. The frequency principle (spectral
-# bias) is established in the kernel regime (Rahaman et al. 2019; Xu et al. 2019; Basri et al. 2019): mode $k$ is
-# learned at a rate proportional to $\mu_k$ (lesson 06). [errata B35](../ERRATA.md#b35), [B37](../ERRATA.md#b37),
+# bias) was observed in experiments (Rahaman et al. 2019; Xu et al. 2019); in the kernel regime it is proved (Basri
+# et al. 2019; Cao et al. 2019): mode $k$ is learned at a rate proportional to $\mu_k$ (lesson 06). [errata B35](../ERRATA.md#b35), [B37](../ERRATA.md#b37),
 # [B38](../ERRATA.md#b38)
 #
 # </details>

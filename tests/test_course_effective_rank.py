@@ -84,6 +84,31 @@ def test_constant_mode_of_a_plus_b_ones():
 
 # ---------------------------------------------------------------- singular Gram matrices, dense function spaces
 
+def test_offdiagonal_rms_of_a_plus_b_ones_and_of_a_random_matrix():
+    K = 0.75 * torch.eye(30, dtype=torch.float64) + 0.25
+    assert course.offdiagonal_rms(K) == pytest.approx(0.25, rel=1e-12), course.offdiagonal_rms(K)
+    features = torch.randn(12, 5, generator=torch.Generator().manual_seed(3), dtype=torch.float64)
+    G = (features @ features.T).numpy()
+    scale = np.sqrt(np.diag(G))
+    off = (G / np.outer(scale, scale))[~np.eye(12, dtype=bool)]
+    expected = math.sqrt(np.mean(off ** 2))
+    assert course.offdiagonal_rms(G) == pytest.approx(expected, rel=1e-12), (course.offdiagonal_rms(G), expected)
+
+
+def test_two_clusters_give_one_dominant_mode_orthogonal_to_the_constant_vector():
+    x = course.two_clusters(200, seed=0)
+    centre = float(x[0::2, 0].mean())
+    assert x.shape == (200, course.D) and abs(centre - math.sqrt(10)) < 0.1, (x.shape, centre)
+    K = nh.mlp(1, "erf", sigma_w=1.0).kernel(x).ntk
+    mode = course.constant_mode(K)
+    # an odd kernel on two antipodal clusters: the top eigenvector is close to (1, -1, 1, -1, ...)/sqrt(n)
+    signs = torch.where(torch.arange(200) % 2 == 0, 1.0, -1.0).to(torch.float64) / math.sqrt(200)
+    top = torch.linalg.eigh(K).eigenvectors[:, -1]
+    assert abs(float(top @ signs)) > 0.99, f"|cos| with the sign vector > 0.99 expected, got {float(top @ signs)}"
+    assert mode.raw < 1.5 and mode.alignment < 0.1, f"r_eff < 1.5 and |cos| with 1 < 0.1 expected, got {mode}"
+    assert mode.raw == pytest.approx(numpy_rank(K), rel=1e-9), (mode.raw, numpy_rank(K))
+
+
 def test_antipodal_pairs_are_distinct_points_of_the_sphere():
     x = course.antipodal_pairs(6, 3, seed=1)
     assert x.shape == (12, 3)

@@ -7,7 +7,9 @@ the lesson draws from that law:
 
 - :func:`rank_sweep`: r_eff, raw and centred, of the lesson's kernels on inputs uniform on S^9, against n;
 - :func:`chaos_row`: the bias-free erf NTK in its chaotic phase, whose off-diagonal entries vanish with depth;
-- :func:`constant_mode`: how much of a kernel the constant vector carries;
+- :func:`constant_mode`: how much of a kernel the constant vector carries; :func:`offdiagonal_rms`: the root mean
+  square of the normalized off-diagonal entries; :func:`two_clusters`: inputs whose one dominant mode is not the
+  constant vector;
 - :func:`antipodal_pairs`, :func:`conditioning`, :func:`singular_cases`: Gram matrices of distinct inputs that are
   singular, or only ill-conditioned;
 - :func:`circle_fit`: ridgeless NTK regression of cos(k theta) on the circle (a kernel without the mode k cannot
@@ -147,6 +149,26 @@ def constant_mode(K) -> ConstantMode:
     ones = torch.ones(K.shape[0], dtype=torch.float64) / math.sqrt(K.shape[0])
     return ConstantMode(top=float(lam[-1]), second=float(lam[-2]), alignment=float(abs(vectors[:, -1] @ ones)),
                         raw=effective_rank(K), centered=effective_rank(K, centered=True))
+
+
+def offdiagonal_rms(K) -> float:
+    """Root mean square of K_ij / sqrt(K_ii K_jj) over the pairs i != j."""
+    K = torch.as_tensor(K, dtype=torch.float64)
+    d = K.diagonal().sqrt()
+    normalized = K / (d[:, None] * d[None, :])
+    mask = ~torch.eye(K.shape[0], dtype=torch.bool)
+    return float(normalized[mask].pow(2).mean().sqrt())
+
+
+def two_clusters(n: int = 200, d: int = D, noise: float = 0.3, *, seed: int = 0) -> torch.Tensor:
+    """``n`` inputs in two antipodal clusters: +-sqrt(d) e_1 (alternating) plus ``noise`` times Gaussian noise."""
+    n = check_int("n", n, minimum=2)
+    generator = torch.Generator().manual_seed(check_int("seed", seed, minimum=0))
+    centre = torch.zeros(d, dtype=torch.float64)
+    centre[0] = math.sqrt(d)
+    sign = torch.where(torch.arange(n) % 2 == 0, 1.0, -1.0).to(torch.float64)
+    return sign[:, None] * centre + check_nonnegative("noise", noise) * torch.randn(n, d, generator=generator,
+                                                                                       dtype=torch.float64)
 
 
 # ---------------------------------------------------------------- is the Gram matrix of distinct inputs full rank?
@@ -343,9 +365,9 @@ def describe(depth: int, activation: str, sigma_b: float) -> str:
         return _("r_eff = {raw:.2f}: the top eigenvector is nearly the constant vector (|cos| = {alignment:.2f});\n"
                  "centered, r_eff = {centered:.0f}").format(raw=raw, alignment=curves.alignment, centered=centered)
     if raw >= 0.95 * curves.limit:
-        return _("r_eff has levelled off: at n = 400 it is {share:.0%} of its limit r∞ = {limit:.1f}").format(
+        return _("r_eff has levelled off: at n = 400 it is {share:.1%} of its limit r∞ = {limit:.1f}").format(
             share=raw / curves.limit, limit=curves.limit)
-    return _("r_eff still grows at n = 400: {raw:.0f}, {share:.0%} of its limit r∞ = {limit:.3g}").format(
+    return _("r_eff still grows at n = 400: {raw:.0f}, {share:.1%} of its limit r∞ = {limit:.3g}").format(
         raw=raw, share=raw / curves.limit, limit=curves.limit)
 
 
