@@ -52,13 +52,15 @@ plt.show()
 #
 # ## 4.4.1 Layer norm: a kernel map
 #
+# At infinite width layer norm divides $\Sigma$ and $\Theta$ by the kernel diagonal.
+#
 # Layer norm maps the pre-activations $z \in \mathbb R^m$ of one input to
 # $\operatorname{LN}(z)_i = (z_i - \mu)/\sqrt{s^2 + \epsilon}$, with $\mu = \frac1m\sum_i z_i$ and
-# $s^2 = \frac1m\sum_i (z_i - \mu)^2$ (this package's `nh.layer_norm()`, without the learned gain and shift,
-# $\epsilon = 10^{-5}$). Right after the first dense layer, at initialization, the $z_i(x)$ are independent over the
-# units, with mean 0 and variance $\Sigma(x, x)$; after a deeper dense layer the same holds given the layer below,
-# with its empirical $\hat\Sigma(x, x)$, which tends to $\Sigma(x, x)$. As $m \to \infty$ the law of large numbers
-# gives $\mu \to 0$ and $s^2 \to \Sigma(x, x)$: layer norm becomes the fixed rescaling
+# $s^2 = \frac1m\sum_i (z_i - \mu)^2$ (this package's `nh.layer_norm()`, $\epsilon = 10^{-5}$). Right after the
+# first dense layer, at initialization, the $z_i(x)$ are independent over the units, with mean 0 and variance
+# $\Sigma(x, x)$; after a deeper dense layer the same holds given the layer below, with its empirical
+# $\hat\Sigma(x, x)$, which tends to $\Sigma(x, x)$. As $m \to \infty$ the law of large numbers gives $\mu \to 0$
+# and $s^2 \to \Sigma(x, x)$: layer norm becomes the fixed rescaling
 # $z(x) \mapsto z(x)/\sqrt{\Sigma(x,x) + \epsilon}$, one number per input, and $\Sigma$ is rescaled by it:
 #
 # $$\Sigma(x,x') \mapsto \frac{\Sigma(x,x')}{\sqrt{(\Sigma(x,x)+\epsilon)(\Sigma(x',x')+\epsilon)}}.$$
@@ -75,15 +77,25 @@ plt.show()
 # $$\frac{(I - P)\,\hat\Theta_z(x, x')\,(I - P')}{s\,s'} \;\to\; \frac{\Theta(x, x')}{s\,s'}\,(I - P)(I - P'),
 #   \qquad s\,s' \to \sqrt{\Sigma(x,x)\,\Sigma(x',x')}.$$
 #
-# The entries of $P$ and $P'$ are $O(1/m)$, so $(I - P)(I - P')$ is the identity up to $O(1/m)$ in each entry, and
-# in the limit
+# The matrix $(I - P)(I - P')$ is not close to $I$: it removes two directions completely. But the next dense layer
+# does not see it as a matrix. Its weights are fresh and independent of everything before, so in the limit it
+# sees only the normalized trace $\frac1m\operatorname{tr}\big[(I - P)(I - P')\big] = 1 - O(1/m)$ (a projection of
+# rank 2 changes the trace by at most 4). Put differently, the vector that backpropagation brings to layer norm is
+# asymptotically orthogonal to $\mathbf 1$ and to $\hat z$, so removing those two directions costs nothing in the
+# limit. Hence
 #
 # $$\Theta(x,x') \mapsto \frac{\Theta(x,x')}{\sqrt{(\Sigma(x,x)+\epsilon)(\Sigma(x',x')+\epsilon)}}.$$
 #
 # This is the layer-norm rule of neural-tangents' `stax.LayerNorm` (Novak et al. 2020); the Tensor Programs
-# framework covers it (Yang 2020, Tensor Programs II).
+# framework covers it (Yang 2020, Tensor Programs II). Like `stax.LayerNorm`, this lesson leaves out layer norm's
+# learned gain (initialized to 1) and shift (initialized to 0). They do not change $\Sigma$ at initialization, but
+# they are parameters too and add their own terms to $\Theta$: the gain's gradient is the normalized
+# pre-activation, the shift's is 1, as for a bias.
 #
 # ### When does the kernel see only directions?
+#
+# Layer norm erases the scale of an input only if nothing before it, a bias in particular, breaks the input's
+# homogeneity.
 #
 # Scale one input by $a > 0$. Layer norm removes any positive factor: $\operatorname{LN}(c\,z) =
 # \operatorname{LN}(z)$ for $c > 0$ (up to $\epsilon$). Take a serial network in which the input reaches the rest
@@ -99,27 +111,28 @@ plt.show()
 # layer before layer norm that is not positively homogeneous. The kernel with layer norm then still depends on the
 # input norms, through what the layers before layer norm did to them.
 #
-# Experiment: two inputs $x, x'$ ($x \cdot x/d = 1$, $d = 5$) that point in nearly opposite directions
-# ($x \cdot x'/d = -0.74$). Scale $x$ by $a$ from $1/4$ to $4$ and plot $\Theta(ax, x')/\Theta(x, x')$ for four
-# networks: a ReLU network with and without a bias in its first layer, and the same two with layer norm after the
-# first layer. For all four, $\Theta(x, x')$ is **negative** (the legend gives it): a ratio above 1 means that
-# $\Theta(ax, x')$ is more negative than $\Theta(x, x')$, a negative ratio that $\Theta(ax, x')$ is positive.
+# Experiment: the network is dense($\sigma_w = 1.4$, bias $\sigma_b$) → [layer norm] → ReLU → dense(1) (readout
+# $\sigma_w = 1$, no bias), at infinite width. Take two inputs with $x \cdot x/d = 1$ ($d = 5$) at an acute angle,
+# so that their kernel is clearly positive, scale $x$ by $a$ from $1/4$ to $4$, and plot
+# $\Theta(ax, x')/\Theta(x, x')$ for four networks: with and without layer norm, with $\sigma_b = 0$ and
+# $\sigma_b = 0.5$.
 
 # %%
 ratios, bases = {}, {}
 for name, bias, with_ln in [(nh._("ReLU, no bias"), 0.0, False), (nh._("ReLU + bias"), 0.5, False),
                             (nh._("layer norm, no bias before it"), 0.0, True),
                             (nh._("layer norm, bias σ_b = 0.5 before it"), 0.5, True)]:
-    theta, bases[name] = course.kernel_vs_scale(bias, with_layer_norm=with_ln)   # Θ(a x, x′) per a; Θ(x, x′)
-    ratios[name] = theta / bases[name]
+    theta, bases[name] = course.kernel_vs_scale(bias, with_layer_norm=with_ln, pair="aligned")
+    ratios[name] = theta / bases[name]                                  # Θ(a x, x′) / Θ(x, x′) for every a
 fig, ax = plt.subplots()
 for name, ratio in ratios.items():
-    ax.plot(course.SCALES, ratio, "o-", ms=4,
-            label=nh._("{name}: Θ(x, x′) = {base:.3f}").format(name=name, base=bases[name]))
-ax.axhline(0, color="k", lw=0.5)
+    ax.plot(course.SCALES, ratio, "o-", ms=4, label=name)
 ax.set_xscale("log")
+ax.set_yscale("log")
 nh.plotting.width_ticks(ax, [0.25, 0.5, 1, 2, 4])
-ax.set_xlabel("scale a of the first input")
+ax.set_yticks([0.25, 0.5, 1, 2, 4], ["1/4", "1/2", "1", "2", "4"])
+ax.yaxis.set_minor_formatter(plt.NullFormatter())
+ax.set_xlabel(nh._("scale a of the first input"))
 ax.set_ylabel("Θ(a x, x′) / Θ(x, x′)")
 ax.set_title(nh._("Layer norm erases the scale only when no bias comes before it"))
 ax.legend(fontsize="small")
@@ -127,46 +140,47 @@ plt.show()
 
 # %% tags=["check"]
 relu_names, ln_names = list(ratios)[:2], list(ratios)[2:]
+nh.check_close("the two inputs: x·x′/d (0.295)", float(course.ALIGNED[0] @ course.ALIGNED[1]) / course.D,
+               0.295, atol=0.0005)
+nh.check_close("Θ(x, x′) of the four networks, in the legend's order (0.642, 0.841, 0.328, 0.381)",
+               list(bases.values()), [0.642, 0.841, 0.328, 0.381], atol=0.0005)
+nh.check_between("all four networks: smallest Θ(a x, x′) over a (positive)",
+                 min(float((ratio * bases[name]).min()) for name, ratio in ratios.items()), 0.1, np.inf)
 # no bias: the ReLU network is homogeneous of degree 1 in x (rounding only)
 nh.check_close("ReLU, no bias: Θ(a x, x′)/Θ(x, x′) = a", ratios[relu_names[0]], course.SCALES, rtol=1e-10)
 # layer norm after a bias-free layer: a changes only the ε term, 1e-5 against Σ(ax, ax) ≥ 0.12
 nh.check_close("layer norm, no bias before it: the ratio is 1 for every a", ratios[ln_names[0]],
                np.ones_like(course.SCALES), atol=1e-4)
 biased = ratios[ln_names[1]]
-nh.check_close("layer norm, bias 0.5 before it: the ratio at a = 1/4, 1, 4 (−2.66, 1, 1.55)",
-               biased[[0, 8, -1]], [-2.66, 1.0, 1.55], atol=0.005)
-nh.check_that("layer norm, bias before it: the ratio is negative at a = 0.5 and positive at a = 0.59",
-              biased[4] < 0 < biased[5], measured=biased[4:6].round(3), expected="< 0, > 0")
-nh.check_between("ReLU + bias: largest relative gap between the ratio and a (above 0.1)",
-                 float(np.abs(ratios[relu_names[1]] / course.SCALES - 1).max()), 0.1, np.inf)
-nh.check_close("the two inputs: x·x′/d (−0.74)", float(course.PAIR[0] @ course.PAIR[1]) / course.D, -0.74,
-               atol=0.005)
-nh.check_close("Θ(x, x′) of the four networks, in the legend's order (−0.130, −0.084, −0.067, −0.038)",
-               list(bases.values()), [-0.130, -0.084, -0.067, -0.038], atol=0.0005)
-nh.check_close("layer norm, bias before it: Θ(x/4, x′) (+0.101)",
-               float(course.kernel_vs_scale(0.5)[0][0]), 0.101, atol=0.0005)
-nh.check_close("ReLU + bias: the ratio at a = 1/4 and 4 (−1.09, 5.87)", ratios[relu_names[1]][[0, -1]],
-               [-1.09, 5.87], atol=0.005)
+nh.check_close("layer norm, bias 0.5 before it: the ratio at a = 1/4 and 4 (1.11, 0.88)", biased[[0, -1]],
+               [1.111, 0.880], atol=0.0005)
+nh.check_between("layer norm, bias 0.5 before it: largest ratio over a (1.114)", float(biased.max()),
+                 1.1, 1.12)
+nh.check_that("layer norm, bias 0.5 before it: the ratio is above 1 for a < 1, below 1 for a > 1",
+              bool(np.all(biased[:8] > 1) and np.all(biased[9:] < 1)))
+nh.check_close("ReLU + bias: the ratio at a = 1/4 and 4 (0.46, 3.33)", ratios[relu_names[1]][[0, -1]],
+               [0.456, 3.33], atol=0.005)
+gap_to_diagonal = ratios[relu_names[1]] - course.SCALES
+nh.check_that("ReLU + bias: the ratio is above a for every a < 1 and below a for every a > 1",
+              bool(np.all(gap_to_diagonal[:8] > 0) and np.all(gap_to_diagonal[9:] < 0)))
 
 # %% [markdown]
-# Read the four curves. Without a bias the ReLU network is homogeneous: $\Theta(ax, x') = a\,\Theta(x, x')$, a
-# straight line of slope 1 in $a$ (curved here only because the $a$-axis is logarithmic). Layer norm after a
-# bias-free layer turns that line into the constant 1. With a bias of $\sigma_b = 0.5$ before layer norm the
-# ratio runs from $-2.66$ at $a = 1/4$ to $1.55$ at $a = 4$, and changes sign between $a = 0.5$ and
-# $a = 0.6$. Why so far from 1? The two inputs are nearly opposite, so $\Theta(x, x') = -0.038$ is small and
-# negative, and the ratio divides by it; meanwhile $\Theta(ax, x')$ itself changes sign, to
-# $\Theta(x/4, x') = +0.101$ (why, is the third question at the explorer below). The ReLU network with a bias
-# and no layer norm swings too, from $-1.09$ at $a = 1/4$ to $5.87$ at $a = 4$: there $\Theta(4x, x') = -0.495$,
-# far more negative than $\Theta(x, x') = -0.084$.
+# Read the four curves (both axes are logarithmic). Without a bias the ReLU network is homogeneous,
+# $\Theta(ax, x') = a\,\Theta(x, x')$: the diagonal. Layer norm after a bias-free layer turns that diagonal into
+# the constant 1. With a bias before layer norm the curve is nearly flat but not flat: above 1 for $a < 1$, below
+# 1 for $a > 1$, from about 1.1 down to about 0.9, so the kernel still sees the scale of $x$. The ReLU network
+# with a bias and no layer norm is not homogeneous either: it stays above the diagonal at small $a$ (its bias
+# keeps a floor under $\Theta$) and below it at large $a$.
 #
 # ## Explore: where the bias sits
 #
-# The explorer draws $\Theta(ax, x')$ itself against $a$ (not the ratio, whose denominator can pass through
-# zero), for the network dense($\sigma_b$ before) → layer norm → ReLU → dense(1, $\sigma_b$ after) (solid) and for
-# the same network without layer norm (dashed); a dotted line marks each one's value at $a = 1$. The title gives
-# how much the layer-norm curve varies over $a \in [1/4, 4]$, relative to the kernel's size
-# $\sqrt{\Theta(x,x)\,\Theta(x',x')}$, and on its second line the layer-norm curve's values at $a = 1$, $1/4$
-# and $4$. It starts at the counterexample above: $\sigma_b = 0.5$ before layer norm, no bias after it.
+# The explorer moves the bias before and after layer norm, for a harder pair: two inputs ($x \cdot x/d = 1$) that
+# point in nearly opposite directions, $x \cdot x'/d = -0.74$, so $\Theta(x, x')$ is small and negative. It
+# draws $\Theta(ax, x')$ itself against $a$, for the network dense($\sigma_w = 1.4$, $\sigma_b$ before) → layer norm
+# → ReLU → dense(1, $\sigma_b$ after) (solid) and for the same network without layer norm (dashed); a dotted line
+# marks each one's value at $a = 1$. The title gives how much the layer-norm curve varies over $a \in [1/4, 4]$,
+# relative to the kernel's size $\sqrt{\Theta(x,x)\,\Theta(x',x')}$, and below it three of its values. It starts
+# with $\sigma_b = 0.5$ before layer norm and no bias after it.
 
 # %% tags=["nbval-ignore-output"]
 nh.widgets.live_figure(course.draw_scale,
@@ -176,41 +190,44 @@ nh.widgets.live_figure(course.draw_scale,
 # %% [markdown]
 # **Predict, then check.**
 #
-# 1. Move the bias before layer norm to 0. What will the solid curve do, and the dashed one?
+# 1. At the start, $\Theta(x, x')$ is negative: the two inputs point in nearly opposite directions. Shrink $x$:
+#    what sign will $\Theta(x/4, x')$ have, and why?
 #
 # <details><summary>Answer</summary>
 #
-# The solid curve becomes flat at $\Theta(x, x') = -0.0666$: the title says it varies by $3\cdot 10^{-6}$, the
-# effect of $\epsilon$. The dashed curve (no layer norm, no bias) is $a\,\Theta(x, x')$ with its own
-# $\Theta(x, x') = -0.130$: from $-0.033$ at $a = 1/4$ to $-0.52$ at $a = 4$.
+# Positive: the solid curve crosses zero between $a = 0.5$ and $a = 0.6$ and ends at about $+0.1$ at $a = 1/4$.
+# For small $a$ the bias dominates $z(ax) = aWx + b$, so layer norm returns nearly $b$ normalized: almost the same
+# vector for every small input, whatever its direction. $x'$ shares that bias, so to the layers after layer norm
+# the small input and $x'$ look partly alike.
 #
 # </details>
 #
-# 2. Keep no bias before layer norm and raise the bias *after* it (in the readout) to 1. Will the solid curve
-#    start to depend on $a$?
+# 2. Set the bias before layer norm to 0 and raise the bias *after* it (in the readout) to 1. Will the solid curve
+#    depend on $a$?
 #
 # <details><summary>Answer</summary>
 #
-# No: it stays flat and moves up by $\sigma_b^2 = 1$, to $0.9334$ (in the NTK parameterization, which this course
-# uses, the readout's bias has the gradient $\sigma_b = 1$ at every input, so it adds $\sigma_b^2$ to every entry
-# of $\Theta$). What comes after layer
-# norm sees only the normalized vector, the same for $ax$ as for $x$, so $f(ax;\theta) = f(x;\theta)$ still holds
-# for every $\theta$. The dashed curve is not flat: there $\Theta(ax, x') = a\,\Theta_0(x, x') + 1$, with
-# $\Theta_0(x, x') = -0.130$ the kernel without any bias, from $0.967$ at $a = 1/4$ to $0.478$ at $a = 4$.
+# No: it stays flat, and moves up by $\sigma_b^2 = 1$ (in the NTK parameterization, which this course uses, the
+# readout's bias has the gradient $\sigma_b$ at every input, so it adds $\sigma_b^2$ to every entry of $\Theta$).
+# What comes after layer norm sees only the normalized vector, the same for $ax$ as for $x$, so
+# $f(ax;\theta) = f(x;\theta)$ still holds for every $\theta$. The dashed curve is not flat: without layer norm
+# and without a bias before it, $\Theta(ax, x') = a\,\Theta_0(x, x') + 1$, with $\Theta_0$ the kernel without any
+# bias, a straight line in $a$ with a negative slope.
 #
 # </details>
 #
 # 3. Set the bias after layer norm back to 0 and push the bias before it from 0.5 to 2. Will the kernel depend on
-#    $a$ more, or less? What does layer norm make of a small input, and why is $\Theta(x/4, x')$ positive although
-#    $x$ and $x'$ point in nearly opposite directions?
+#    $a$ more, or less? And why is $\Theta(x, x')$ at $a = 1$ now positive?
 #
 # <details><summary>Answer</summary>
 #
-# More: the title's variation grows from 0.16 to 0.57. With $\sigma_b = 2$ the bias dominates $z(ax) = aWx + b$
-# for small $a$, so layer norm returns nearly $b$ normalized: almost the same vector for every small input,
-# whatever its direction. $x'$ shares that bias, so the small input and $x'$ look alike to the layers after layer
-# norm and their kernel is positive: $\Theta(x/4, x') = 0.668$, against $0.419$ at $a = 1$ and $0.101$ at $a = 4$
-# (at $\sigma_b = 0.5$ it was $+0.101$ at $a = 1/4$, for the same reason).
+# More: the variation in the title grows from 0.16 to 0.57. With $\sigma_b = 2$ the bias outweighs the weights for
+# $x'$ too (per unit, variance $\sigma_b^2 = 4$ against $\sigma_w^2 = 1.96$), so even at $a = 1$ both inputs are
+# mostly the shared bias after layer norm, and $\Theta(x, x') \approx 0.42$. The smaller $a$, the more $x$ looks
+# like the bias, and the larger the kernel. The title's $\Theta(4x, x')$ equals the $\Theta(x/4, x')$ of the
+# start, and not by chance: since $z(ax) = a\,(Wx + b/a)$ and layer norm removes the factor $a$, scaling $x$ by
+# $a$ acts like dividing its bias by $a$. Both settings give the same pair of layer-norm inputs, one with bias 0.5
+# and one with bias 2, with the roles of $x$ and $x'$ swapped (they have the same norm).
 #
 # </details>
 
@@ -220,59 +237,64 @@ def explorer_theta(before, after, with_ln=True):
     return [float(theta[0]), base, float(theta[-1])]            # a = 1/4, 1, 4
 
 
+start = course.kernel_vs_scale(0.5)[0]
+nh.check_that("explorer, start: Θ(a x, x′) is positive at a = 0.5 and negative at a = 0.59",
+              start[4] > 0 > start[5], measured=start[4:6].round(4), expected="> 0, < 0")
+nh.check_close("explorer, start: Θ(x, x′) and Θ(x/4, x′) (−0.038, +0.101)",
+               explorer_theta(0.5, 0)[1::-1], [-0.038, 0.101], atol=0.0005)
 nh.check_close("explorer, no bias: Θ(a x, x′) at a = 1/4, 1, 4 (flat at −0.0666)", explorer_theta(0, 0),
                [-0.0666] * 3, atol=5e-5)
 nh.check_between("explorer, no bias: variation over a (3e-6, from ε)", course.flatness(0, 0), 1e-6, 5e-6)
-nh.check_close("explorer, no layer norm, no bias: Θ(a x, x′) at a = 1/4, 1, 4 (−0.033, −0.130, −0.52)",
-               explorer_theta(0, 0, with_ln=False), [-0.033, -0.130, -0.52], atol=0.003)
-nh.check_close("explorer, bias 1 after layer norm: flat at 0.9334", explorer_theta(0, 1), [0.9334] * 3,
+nh.check_close("explorer, bias 1 after layer norm: flat at −0.0666 + 1", explorer_theta(0, 1), [0.9334] * 3,
                atol=5e-5)
-nh.check_close("explorer, bias 1 after, no layer norm: 0.967 at a = 1/4, 0.478 at a = 4",
-               explorer_theta(0, 1, with_ln=False)[::2], [0.967, 0.478], atol=0.001)
+plain = course.kernel_vs_scale(0, 1, with_layer_norm=False)[0]
+nh.check_close("explorer, bias 1 after, no layer norm: Θ(a x, x′) = a Θ₀(x, x′) + 1 (Θ₀ = −0.130)",
+               plain, course.SCALES * explorer_theta(0, 0, with_ln=False)[1] + 1, rtol=1e-10)
 nh.check_close("explorer, bias before 0.5 and 2: variation over a (0.16, 0.57)",
                [course.flatness(0.5, 0), course.flatness(2, 0)], [0.16, 0.57], atol=0.005)
 nh.check_close("explorer, bias 2 before: Θ(a x, x′) at a = 1/4, 1, 4 (0.668, 0.419, 0.101)",
                explorer_theta(2, 0), [0.668, 0.419, 0.101], atol=0.0005)
+nh.check_close("explorer: Θ(4x, x′) at bias 2 equals Θ(x/4, x′) at bias 0.5 (up to ε)",
+               explorer_theta(2, 0)[2], explorer_theta(0.5, 0)[0], rtol=1e-4)
 
 # %% [markdown]
 # ### Finite networks agree, and keep the invariance exactly (up to $\epsilon$)
 #
-# The argument above holds for each finite network, not only in the limit: for the bias-free network the
-# empirical NTK (autograd, one network) gives $\Theta(4x, x') / \Theta(x, x') = 1$ at every width, up to a
-# change of $3 \cdot 10^{-6}$ from $\epsilon$. With the bias before layer norm the limit is $1.55$, but the ratio
-# of one finite network is a poor probe of it: its denominator $\Theta(x, x') = -0.038$ is small, while a finite
-# network's kernel differs from the limit by an amount of order $m^{-1/2}$ times the kernel's diagonal (here
-# $\Theta(x, x) = 1$). So the ratio scatters widely from one network to the next; the cell prints it for 6
-# networks (seeds 0–5) at widths 64 and 1024.
+# Finite networks keep the invariance exactly, and approach the infinite-width kernel like $m^{-1/2}$.
 #
-# The figure compares whole kernels instead: 8 inputs with $x \cdot x/d = 4$, the $8 \times 8$ empirical NTK
-# $\hat\Theta$ of 4 networks per width, and its relative error
+# The argument above holds for each finite network, not only in the limit: for the first figure's inputs and the
+# bias-free network, the empirical NTK (autograd, one network) gives $\Theta(4x, x') / \Theta(x, x') = 1$ at every
+# width, up to $\epsilon$. With the bias before layer norm the ratios of six networks (seeds 0–5) scatter around
+# the infinite-width value, less at width 1024 than at width 64; the cell prints them.
+#
+# The figure compares whole kernels: 8 inputs with $x \cdot x/d = 1$, the $8 \times 8$ empirical NTK $\hat\Theta$
+# of 4 networks per width (the first figure's networks with layer norm), and its relative error
 # $\lVert \hat\Theta - \Theta \rVert_F / \lVert \Theta \rVert_F$ (Frobenius norms, against the infinite-width
-# kernel $\Theta$), averaged over the 4 networks. To vary the setting, the networks of the figure also have a readout bias $\sigma_b = 0.5$
-# (`course.ln_network(bias, 0.5)`).
+# kernel $\Theta$), averaged over the 4 networks.
 
 # %%
 seeds = range(6)
-limit = float(course.kernel_vs_scale(0.5)[0][-1] / course.kernel_vs_scale(0.5)[1])
+theta_biased, base_biased = course.kernel_vs_scale(0.5, pair="aligned")
+limit = float(theta_biased[-1] / base_biased)
 print(nh._("infinite width, bias before layer norm: Θ(4x, x′)/Θ(x, x′) = {limit:.2f}").format(limit=limit))
-finite = {width: {bias: np.array([course.finite_ntk_ratio(bias, width, seed=seed) for seed in seeds])
+finite = {width: {bias: np.array([course.finite_ntk_ratio(bias, width, seed=seed, pair="aligned")
+                                  for seed in seeds])
                   for bias in (0.0, 0.5)} for width in (64, 1024)}
 for width, ratio in finite.items():
     values = ", ".join(f"{v:.2f}" for v in ratio[0.5])
     print(nh._("width {width}: without a bias before layer norm, Θ(4x, x′)/Θ(x, x′) − 1 is at most "
-               "{dev:.0e}; with one, seeds 0–5 give {values} (median {median:.2f})").format(
-        width=width, dev=float(np.abs(ratio[0.0] - 1).max()), values=values,
-        median=float(np.median(ratio[0.5]))))
-inputs = nh.sphere(8, d=course.D, seed=1) * 2
+               "{dev:.0e}; with one, seeds 0–5 give {values}").format(
+        width=width, dev=float(np.abs(ratio[0.0] - 1).max()), values=values))
+inputs = nh.sphere(8, d=course.D, seed=1)
 sweep_widths = [256, 1024, 4096]
-sweeps = {bias: nh.width_sweep(course.ln_network(bias, 0.5), inputs, widths=sweep_widths, seeds=4)
+sweeps = {bias: nh.width_sweep(course.ln_network(bias), inputs, widths=sweep_widths, seeds=4)
           for bias in (0.0, 0.5)}
 fig, ax = plt.subplots()
 slopes = {bias: nh.plotting.loglog_fit(ax, sweep_widths, sweep.errors.mean(1),
-                                       label=nh._("bias {bias} before layer norm").format(bias=bias))
+                                       label=nh._("σ_b = {bias} before layer norm").format(bias=bias))
           for bias, sweep in sweeps.items()}
 nh.plotting.width_ticks(ax, sweep_widths)
-ax.set_xlabel("width m")
+ax.set_xlabel(nh._("width m"))
 ax.set_ylabel(nh._("relative error of the empirical NTK"))
 ax.set_title(nh._("Finite networks approach the layer-norm kernel like $m^{-1/2}$, bias or not"))
 ax.legend()
@@ -282,14 +304,14 @@ plt.show()
 # the invariance of the bias-free network is exact up to ε (1e-5 against Σ(x, x) = 1.96)
 nh.check_between("finite, no bias before layer norm: largest |Θ(4x, x′)/Θ(x, x′) − 1|, 12 networks (3e-6)",
                  max(float(np.abs(finite[w][0.0] - 1).max()) for w in finite), 1e-6, 5e-6)
-nh.check_close("infinite width, bias before layer norm: the limit of the ratio (1.55)", limit, 1.552,
+nh.check_close("infinite width, bias before layer norm: the limit of the ratio (0.88)", limit, 0.880,
                atol=0.0005)
-nh.check_close("finite, bias before layer norm: median of 6 networks' ratios, widths 64, 1024 (1.45, 1.81)",
-               [float(np.median(finite[w][0.5])) for w in finite], [1.45, 1.81], atol=0.005)
-nh.check_close("finite, bias before layer norm: the smallest ratio at width 64 (−18.44)",
-               float(finite[64][0.5].min()), -18.44, atol=0.005)
+nh.check_close("finite, bias before layer norm: median of 6 networks' ratios, widths 64, 1024 (0.87, 0.89)",
+               [float(np.median(finite[w][0.5])) for w in finite], [0.871, 0.888], atol=0.0005)
+nh.check_close("finite, bias before layer norm: range of the 6 ratios, widths 64, 1024 (0.24, 0.05)",
+               [float(np.ptp(finite[w][0.5])) for w in finite], [0.244, 0.046], atol=0.0005)
 nh.check_close("the layer-norm network's Θ(x, x) and Θ(x′, x′) (1)",
-               course.ln_network(0.5).kernel(course.PAIR).ntk.diagonal(), [1.0, 1.0], atol=1e-4)
+               course.ln_network(0.5).kernel(course.ALIGNED).ntk.diagonal(), [1.0, 1.0], atol=1e-4)
 # the spread of an empirical NTK falls like m^(-1/2); 4 networks per width leave about ± 0.1 in the slope
 nh.check_between("finite, no bias before layer norm: slope of the error in m (about −0.5)",
                  slopes[0.0], -0.65, -0.35)
@@ -302,6 +324,9 @@ nh.check_between("finite, both networks: largest error at m = 4096 over 3 × (er
 
 # %% [markdown]
 # ## Batch norm couples the batch
+#
+# With batch statistics an input's output depends on its batch mates at every width, so there is no kernel of a
+# pair of inputs.
 #
 # Batch norm normalizes each unit $i$ over the batch: with $\mu_i = \frac1B\sum_{b} z_i(x_b)$ and
 # $s_i^2 = \frac1B\sum_b (z_i(x_b) - \mu_i)^2$ over the $B$ inputs of the batch, input $x_b$ gets
@@ -317,9 +342,9 @@ nh.check_between("finite, both networks: largest error at m = 4096 over 3 × (er
 # $\Theta \mapsto \Theta/(1 + \epsilon)$. (Once the statistics differ from unit to unit, as after training, the
 # kernel is no longer this simple rescaling.)
 #
-# Experiment: one network, dense → batch norm → ReLU → dense(1), width 1024. Keep the input $x_1$ fixed, put it in
-# 200 batches of $B = 8$ whose 7 other members are drawn anew each time, and record $f(x_1)$; then the same with
-# frozen statistics.
+# Experiment: one network, dense($\sigma_w = 1.4$) → batch norm → ReLU → dense(1), no biases, width 1024. Keep
+# the input $x_1$ fixed, put it in 200 batches of $B = 8$ whose 7 other members are drawn anew each time, and
+# record $f(x_1)$; then the same with frozen statistics.
 
 # %%
 coupled = course.batch_outputs(1024, 8)
@@ -352,16 +377,19 @@ nh.check_close("f(x₁): mean over batches of 8, frozen, two batches of 2048 (�
                [-1.16, -1.41, -1.23, -1.21], atol=0.005)
 
 # %% [markdown]
-# The frozen line is not the centre of the histogram: $-1.41$ against a mean of $-1.16$ over the batches of 8.
-# Frozen at initialization (mean 0, variance 1) is not defined as the average of the outputs with batch
-# statistics, nor as their limit of large batches, and in general it equals neither: as $B \to \infty$ batch norm divides each unit by its mean and variance over the
-# whole input distribution, here 0 and a variance near $\Sigma(x, x) = 1.96$ that differs from unit to unit, not
-# by 0 and 1. Two batches of 2048 give $-1.23$ and $-1.21$, close to each other and far from $-1.41$.
+# The frozen line is not the centre of the histogram. Frozen at initialization (mean 0, variance 1) is not
+# defined as the average of the outputs with batch statistics, nor as their limit of large batches, and in general
+# it equals neither: as $B \to \infty$ batch norm subtracts each unit's mean over the whole input distribution
+# (here 0) and divides by its standard deviation there (the square root of a variance near
+# $\Sigma(x, x) = 1.96$ that differs from unit to unit), not by 1. Two batches of 2048 agree with each other and
+# not with the frozen value.
 #
 # So the package gives batch norm with batch statistics no kernel: asking for one raises `nh.NoClosedForm`, with
 # the two ways out. One is frozen statistics. The other is to *estimate* the kernels of one batch from an ensemble
 # of finite networks, with error bars (here 16 networks of width 256). The cell does both on the same batch,
 # $x_1$ and 5 batch mates, all with $x \cdot x/d = 1$, and then puts $x_1$ in a second batch with other mates.
+# Such an estimate is the mean kernel of networks of width 256, not the infinite-width kernel of the batch: the
+# two differ by a finite-width bias, so the cell repeats the first batch at width 1024.
 
 # %%
 bn, frozen_bn = course.bn_network(), course.bn_network(frozen=True)
@@ -372,6 +400,7 @@ except nh.NoClosedForm:
 batches = [course.batch_with_x1(6, resample) for resample in (0, 1)]
 exact_frozen = frozen_bn.kernel(batches[0]).ntk
 estimates = [nh.monte_carlo_kernel(bn, batch, width=256, n_networks=16) for batch in batches]
+wider = nh.monte_carlo_kernel(bn, batches[0], width=1024, n_networks=16)
 frozen_estimate = nh.monte_carlo_kernel(frozen_bn, batches[0], width=256, n_networks=16)
 print(nh._("frozen, exact: Θ(x, x) = {values} for the 6 inputs of the batch").format(
     values=", ".join(f"{v:.3f}" for v in exact_frozen.diagonal())))
@@ -380,6 +409,8 @@ print(nh._("frozen, Monte Carlo: Θ(x, x) = {values}").format(
 print(nh._("batch statistics, Monte Carlo: Θ(x, x) = {values}").format(
     values=", ".join(f"{v:.2f} ± {e:.2f}" for v, e in zip(estimates[0].ntk.diagonal(),
                                                          estimates[0].ntk_sem.diagonal()))))
+print(nh._("batch statistics, Monte Carlo at width 1024: Θ(x, x) = {values}").format(
+    values=", ".join(f"{v:.2f} ± {e:.2f}" for v, e in zip(wider.ntk.diagonal(), wider.ntk_sem.diagonal()))))
 print(nh._("x₁ in the other batch, batch statistics: Θ(x₁, x₁) = {value:.2f} ± {sem:.2f}, against "
            "{first:.2f} ± {first_sem:.2f} in the first").format(value=float(estimates[1].ntk[0, 0]),
                                                   sem=float(estimates[1].ntk_sem[0, 0]),
@@ -402,21 +433,50 @@ nh.check_close("batch statistics: Θ(x, x) of the 6 inputs, lowest and highest (
                [float(batch_diagonal.min()), float(batch_diagonal.max())], [1.04, 1.32], atol=0.005)
 nh.check_between("batch statistics: highest Θ(x, x) of the batch below the frozen 1.96, in standard errors",
                  float((1.96 - batch_diagonal.max()) / estimates[0].ntk_sem.diagonal().max()), 4, np.inf)
+population = nh.serial(nh.dense(sigma_w=course.SIGMA_W / (1.96 + 1e-5) ** 0.5), nh.relu(), nh.dense(1))
+nh.check_close("reference frozen at the population statistics (mean 0, variance 1.96): Θ(x, x) = 1.00",
+               float(population.kernel(course.X1).ntk[0, 0]), 1.0, atol=1e-4)
+nh.check_between("batch statistics: lowest Θ(x, x) of the batch over the reference 1.00 (1.04, above 1)",
+                 float(batch_diagonal.min()), 1.0, 1.1)
+# a unit's batch variance, averaged over the weights: (1/B) tr[(I − 11ᵀ/B) Σ], Σ the batch's 6 × 6 kernel
+batch_sigma = course.SIGMA_W ** 2 * batches[0] @ batches[0].T / course.D
+centred = torch.eye(6, dtype=batch_sigma.dtype) - 1 / 6
+nh.check_close("the batch's variance per unit, averaged over the weights, over the population's 1.96 (0.87)",
+               float(torch.trace(centred @ batch_sigma) / 6 / 1.96), 0.87, atol=0.005)
+width_shift = wider.ntk.diagonal() - batch_diagonal
+nh.check_close("Monte Carlo, width 1024 − width 256: Θ(x, x) of the 6 inputs, smallest and largest shift "
+               "(0.06, 0.10)", [float(width_shift.min()), float(width_shift.max())], [0.06, 0.095], atol=0.01)
+nh.check_between("width 1024: highest Θ(x, x) of the batch below the frozen 1.96, in standard errors",
+                 float((1.96 - wider.ntk.diagonal().max()) / wider.ntk_sem.diagonal().max()), 4, np.inf)
+wide_diagonal = wider.ntk.diagonal()
+nh.check_between("width 1024: highest minus lowest Θ(x, x) of the batch, in standard errors (still apart)",
+                 float((wide_diagonal.max() - wide_diagonal.min()) / wider.ntk_sem.diagonal().max()),
+                 3, np.inf)
 gap = float(estimates[1].ntk[0, 0] - estimates[0].ntk[0, 0])
 combined = float(estimates[0].ntk_sem[0, 0] ** 2 + estimates[1].ntk_sem[0, 0] ** 2) ** 0.5
 nh.check_between("batch statistics: Θ(x₁, x₁) in the two batches differs by more than 3 combined SE",
                  gap / combined, 3, np.inf)
 
 # %% [markdown]
-# Frozen, the six inputs have the same kernel diagonal, $\Theta(x, x) = 1.96$, because they have the same norm;
-# the Monte Carlo estimate of the frozen network agrees with it within about two standard errors. With batch
-# statistics the diagonal is lower, and it differs from input to input of the same norm (1.04 to 1.32, error bars
-# about 0.05):
-# how large an input's kernel is depends on where it sits among its batch mates. Put $x_1$ in another batch and
-# its $\Theta(x_1, x_1)$ moves from 1.16 to 1.39, by 3.5 times the combined error bar. That is the batch coupling,
-# seen in the kernel.
+# Frozen, the six inputs share one kernel diagonal, $\Theta(x, x) = 1.96$, because they have the same norm; the
+# Monte Carlo estimate of the frozen network agrees with it within a few standard errors. With batch statistics the
+# diagonal is much lower, and it differs from input to input of the same norm.
+#
+# Most of the drop is the division. Batch norm divides each unit by its batch standard deviation, where frozen
+# batch norm divides by 1; the infinite-width network frozen at the population statistics (mean 0, variance 1.96)
+# has $\Theta(x, x) = 1.00$. This batch's variance is smaller, on average over the weights 0.87 of the
+# population's (it is measured from the batch's own mean), and that lifts the kernel above 1.00. The differences
+# from input to input are the batch's doing too: each unit's statistics are those of six inputs, not of the whole
+# distribution, and batch norm's Jacobian removes, unit by unit, two of the six directions of the batch (its mean
+# and its normalized values, as $P$ did for layer norm, but two of six is not two of $m \to \infty$). How that
+# changes an input's kernel depends on where the input sits among its batch mates. Put $x_1$ in another batch and
+# its $\Theta(x_1, x_1)$ moves by several error bars: the batch coupling, seen in the kernel. At width 1024 the
+# whole diagonal is a little higher (the finite-width bias), still far below 1.96 and still different from input
+# to input.
 #
 # ## Explore: width and batch size
+#
+# The explorer lets you test whether width or batch size tames the coupling.
 #
 # The explorer repeats the experiment for one network at the width and batch size you choose: the histogram of
 # $f(x_1)$ over 200 batches with batch statistics, and the one value with frozen statistics (the vertical line).
@@ -430,29 +490,30 @@ nh.widgets.live_figure(course.draw_batch, width=nh.widgets.width_slider(256, opt
 # %% [markdown]
 # **Predict, then check.**
 #
-# 1. Keep the batch size at 8 and move the width from 64 to 4096: 64 times as many units. By what factor will the
-#    spread of $f(x_1)$ change, and will it fall at every step? (Fluctuations that shrink like $m^{-1/2}$, as layer
-#    norm's statistics do, would fall by a factor 8.)
+# 1. Keep the batch size at 8 and move the width from 64 to 4096, 64 times as many units. The readout averages
+#    over more and more units: will the spread of $f(x_1)$ fall by a factor 8, or stay roughly constant?
 #
 # <details><summary>Answer</summary>
 #
-# By a factor 0.79, not 1/8: 0.226, 0.196, 0.204 and 0.179 at widths 64, 256, 1024 and 4096, and not at every
-# step (it rises from 256 to 1024). Each unit's statistics average over the 8 inputs of the batch, whatever the
-# width; more units give more such statistics, not better ones. What changes from width to width is mostly the
-# random network: for seeds 1–3 the spreads range from 0.17 to 0.43, and none shrinks like $m^{-1/2}$ (the largest
-# fall from width 64 to 4096 is a factor 1.8, not 8).
+# Roughly constant: it moves between about 0.18 and 0.23, and not even downward at every step. Averaging over
+# more units does not help, because every unit is normalized with the same batch: when the batch mates change,
+# all units move together, and their average moves with them. Each unit's statistics still average over 8 inputs,
+# whatever the width; more units give more such statistics, not better ones. What changes from width to width is
+# mostly the random network (each width is a new one): for seeds 1–3 the spreads range from 0.17 to 0.43, and
+# none falls by more than a factor 2 from width 64 to 4096. Watch the frozen line too: at width 256 it happens
+# to sit at the histogram's mean, at the other three widths it does not.
 #
 # </details>
 #
-# 2. Back at width 256, move the batch size from 8 to 32. By how much will the spread change?
+# 2. At width 256, move the batch size from 8 to 32. By how much will the spread change?
 #
 # <details><summary>Answer</summary>
 #
-# It falls from 0.196 to 0.088, to 0.45 of its value. The batch statistics are averages over $B$ inputs, so their
+# It falls to 0.45 of its value. The batch statistics are averages over $B$ inputs, so their
 # fluctuations, and with them those of $f(x_1)$, fall roughly like $B^{-1/2}$: a factor $1/2$ for 4 times the
 # batch. Only $B \to \infty$ removes the coupling; then batch norm divides by the statistics of the whole input
-# distribution, fixed numbers again, but not the frozen 0 and 1 of initialization (the histogram section: $-1.22$
-# for batches of 2048 against the frozen $-1.41$).
+# distribution, fixed numbers again, but not the frozen 0 and 1 of initialization (the dashed line of the
+# histogram, for batches of 2048, is not the frozen one).
 #
 # </details>
 #
@@ -464,7 +525,7 @@ nh.widgets.live_figure(course.draw_batch, width=nh.widgets.width_slider(256, opt
 # About $\pm 1$: with two inputs, $\mu_i$ is their midpoint and $s_i$ half their distance, so $x_1$ gets
 # $\pm 1$ (up to $\epsilon$): $+1$ if $z_i(x_1) > z_i(x_2)$, $-1$ otherwise. Of the 256 units, 98 % get a value
 # within 0.01 of $\pm 1$. Unit by unit, the network sees only which of the two inputs is larger, and the spread
-# is the largest yet: 0.281, against 0.196 at batch size 8.
+# is the largest of all batch sizes.
 #
 # </details>
 
@@ -483,6 +544,12 @@ falls = [spread(64, 8) / spread(4096, 8), *(other_seeds[:, 0] / other_seeds[:, -
 nh.check_between("batch 8, seeds 0–3: largest fall of the spread, width 64 → 4096 (8 for m^(-1/2))",
                  float(max(falls)), 0, 2)
 nh.check_close("batch explorer, width 256: spread at batch 32 (0.088)", spread(256, 32), 0.088, atol=0.0005)
+means = {w: float(course.batch_outputs(w, 8).mean()) for w in (64, 256, 1024, 4096)}
+frozen_values = {w: float(course.batch_outputs(w, 8, frozen=True)[0]) for w in means}
+nh.check_between("batch 8, width 256: |frozen − mean over the batches| (small, 0.002)",
+                 abs(frozen_values[256] - means[256]), 0, 0.01)
+nh.check_between("batch 8, widths 64, 1024, 4096: smallest |frozen − mean over the batches| (above 0.1)",
+                 min(abs(frozen_values[w] - means[w]) for w in (64, 1024, 4096)), 0.1, np.inf)
 nh.check_close("batch explorer, width 256: spread ratio batch 32 / batch 8 (0.45)",
                spread(256, 32) / spread(256, 8), 0.45, atol=0.005)
 units = course.unit_outputs(256, 2)
@@ -513,7 +580,7 @@ nh.check_that("batch explorer, width 256: batch 2 has the largest spread of batc
 #
 # Only in the first. Bias-free dense layers and ReLU are positively homogeneous, so what reaches layer norm is
 # $a$ times what $x$ gives, for every weight. $\tanh(au) \neq a^k\tanh(u)$: with $\tanh$ before layer norm the ratio
-# is $0.949$ at $a = 1/4$ and $0.994$ at $a = 4$ (the inputs of the lesson).
+# is $0.949$ at $a = 1/4$ and $0.994$ at $a = 4$ (the explorer's inputs).
 #
 # </details>
 #
@@ -535,8 +602,9 @@ nh.check_that("batch explorer, width 256: batch 2 has the largest spread of batc
 #
 # Zero for every unit: with one input, $\mu_i = z_i(x_1)$, so $z_i(x_1) - \mu_i = 0$ and the output is
 # $0/\sqrt{0 + \epsilon} = 0$. The ReLU gives 0 and the network outputs 0 for every input and every weight: it
-# computes nothing, and its NTK is 0. (This is why deep-learning libraries refuse a batch of one in training
-# mode.) The $\epsilon$ keeps it finite; without it the map would be $0/0$.
+# computes nothing, and its NTK is 0. (This is why PyTorch's `BatchNorm1d` in training mode refuses an input of
+# shape $(1, C)$, in which each channel has a single value; `BatchNorm2d` accepts one image, whose channels have
+# $H \cdot W$ values each.) The $\epsilon$ keeps it finite; without it the map would be $0/0$.
 #
 # </details>
 #
@@ -600,12 +668,12 @@ nh.check_close("question 4: batch of one: what batch norm hands the ReLU, and f(
 # - The kernel then sees only the directions of the inputs **if** what feeds layer norm is positively homogeneous
 #   (bias-free dense layers and ReLUs) and the input reaches the rest only through layer norm (a serial network,
 #   no skip connection around it): then $f(ax;\theta) = f(x;\theta)$ for every $\theta$, at every width.
-# - A bias (or $\tanh$) before layer norm lets the input's scale back in: $\Theta(ax,x')/\Theta(x,x') = -2.66$, 1,
-#   $1.55$ at $a = 1/4$, 1, 4 in this lesson's example. In such a serial network, biases after layer norm do not.
+# - A bias (or $\tanh$) before layer norm lets the input's scale back in, a little for inputs with a clearly
+#   positive kernel, enough to flip its sign for nearly opposite ones. In such a serial network, biases after
+#   layer norm do not.
 # - Batch norm with batch statistics is smooth but couples the batch: an input's output and its kernel move with
-#   its batch mates (for batches of 8 the spread of $f(x_1)$ is about 0.2 for this network, 0.17–0.43 for three
-#   other seeds, and in none does it shrink like $m^{-1/2}$ from width 64 to 4096), so there is no kernel of a
-#   pair of inputs; its kernels can be estimated by Monte Carlo, one batch at a time.
+#   its batch mates, and the spread does not shrink with the width, so there is no kernel of a pair of inputs;
+#   its kernels can be estimated by Monte Carlo, one batch at a time (at a finite width, with its bias).
 # - Frozen batch norm is an affine map of each input, with a kernel; at initialization (statistics 0 and 1) it
 #   divides $\Sigma$ and $\Theta$ by $1+\epsilon$.
 

@@ -47,9 +47,11 @@ def closed_form_ntk(x, y, bias_before, bias_after, with_layer_norm):
 
 @pytest.mark.parametrize("bias_before, bias_after", [(0.0, 0.0), (0.5, 0.0), (0.0, 1.0), (2.0, 0.7)])
 @pytest.mark.parametrize("with_layer_norm", [True, False])
-def test_kernel_vs_scale_is_the_closed_form(bias_before, bias_after, with_layer_norm):
-    theta, base = normalization.kernel_vs_scale(bias_before, bias_after, with_layer_norm=with_layer_norm)
-    x, y = normalization.PAIR[0], normalization.PAIR[1]
+@pytest.mark.parametrize("pair", ["opposite", "aligned"])
+def test_kernel_vs_scale_is_the_closed_form(bias_before, bias_after, with_layer_norm, pair):
+    theta, base = normalization.kernel_vs_scale(bias_before, bias_after, with_layer_norm=with_layer_norm,
+                                                pair=pair)
+    x, y = normalization.PAIRS[pair][0], normalization.PAIRS[pair][1]
     expected = [closed_form_ntk(a * x, y, bias_before, bias_after, with_layer_norm) for a in normalization.SCALES]
     np.testing.assert_allclose(theta, expected, rtol=1e-10, atol=1e-13)
     assert base == pytest.approx(closed_form_ntk(x, y, bias_before, bias_after, with_layer_norm), rel=1e-10)
@@ -61,6 +63,31 @@ def test_the_lessons_counterexample_and_its_bias_free_twin():
     assert ratio[[0, 8, -1]] == pytest.approx([-2.658, 1.0, 1.552], abs=5e-4), ratio[[0, 8, -1]]
     flat, flat_base = normalization.kernel_vs_scale(0.0)
     assert np.abs(flat / flat_base - 1).max() < 1e-4, "without a bias the ratio is 1 up to eps"
+
+
+def test_the_first_figures_pair_is_acute_and_its_kernel_positive():
+    x, y = normalization.ALIGNED
+    cosine = float(x @ y) / normalization.D
+    assert 0.2 < cosine < 0.4 and float(x @ x) / normalization.D == pytest.approx(1.0), cosine
+    for before in (0.0, 0.5):
+        for with_ln in (True, False):
+            theta, base = normalization.kernel_vs_scale(before, with_layer_norm=with_ln, pair="aligned")
+            assert theta.min() > 0.1 and base > 0.1, (before, with_ln, theta.min(), base)
+    theta, base = normalization.kernel_vs_scale(0.5, pair="aligned")
+    assert (theta / base)[[0, -1]] == pytest.approx([1.111, 0.880], abs=5e-4), theta / base
+
+
+def test_scaling_x_acts_like_dividing_its_bias():
+    """LN(a W x + b) = LN(W x + b / a): Theta at bias 0.5 and x / 4 is Theta at bias 2 and 4 x with x, x' swapped
+    (same norms), so the two explorer values coincide up to eps."""
+    low = normalization.kernel_vs_scale(0.5)[0][0]
+    high = normalization.kernel_vs_scale(2.0)[0][-1]
+    assert low == pytest.approx(high, rel=1e-4), (low, high)
+
+
+def test_an_unknown_pair_is_named():
+    with pytest.raises(ValueError, match="pair"):
+        normalization.kernel_vs_scale(0.5, pair="diagonal")
 
 
 def test_a_bias_after_layer_norm_only_adds_its_square():
@@ -91,11 +118,12 @@ def autograd_ntk(model, x, y):
 
 
 @pytest.mark.parametrize("bias_before, width, seed", [(0.0, 16, 0), (0.0, 256, 3), (0.5, 64, 1), (0.5, 256, 2)])
-def test_finite_ntk_ratio_is_autograds(bias_before, width, seed):
+@pytest.mark.parametrize("pair", ["opposite", "aligned"])
+def test_finite_ntk_ratio_is_autograds(bias_before, width, seed, pair):
     model = normalization.ln_network(bias_before).network(normalization.D, width=width, seed=seed)
-    x, y = normalization.PAIR[0], normalization.PAIR[1]
+    x, y = normalization.PAIRS[pair][0], normalization.PAIRS[pair][1]
     expected = autograd_ntk(model, 4 * x, y) / autograd_ntk(model, x, y)
-    measured = normalization.finite_ntk_ratio(bias_before, width, seed=seed)
+    measured = normalization.finite_ntk_ratio(bias_before, width, seed=seed, pair=pair)
     assert measured == pytest.approx(expected, rel=1e-9), (measured, expected)
 
 

@@ -52,14 +52,15 @@ plt.show()
 #
 # ## 4.4.1 层归一化：一个核映射
 #
+# 在无限宽时，层归一化把 $\Sigma$ 和 $\Theta$ 除以核的对角元。
+#
 # 层归一化把一个输入的预激活 $z \in \mathbb R^m$ 映射为
 # $\operatorname{LN}(z)_i = (z_i - \mu)/\sqrt{s^2 + \epsilon}$，其中 $\mu = \frac1m\sum_i z_i$，
-# $s^2 = \frac1m\sum_i (z_i - \mu)^2$（即本软件包的 `nh.layer_norm()`，不含可学习的增益和平移，
-# $\epsilon = 10^{-5}$）。紧接在第一个全连接层之后、在初始化时，各单元的 $z_i(x)$ 相互独立，
-# 均值为 0，方差为 $\Sigma(x, x)$；在更深的全连接层之后，在给定下面一层的条件下同样成立，方差是下面一层的经验
-# $\hat\Sigma(x, x)$，它趋于 $\Sigma(x, x)$。当 $m \to \infty$ 时，由大数定律得 $\mu \to 0$ 和
-# $s^2 \to \Sigma(x, x)$：层归一化变成固定的缩放 $z(x) \mapsto z(x)/\sqrt{\Sigma(x,x) + \epsilon}$，
-# 每个输入一个数，$\Sigma$ 按它缩放：
+# $s^2 = \frac1m\sum_i (z_i - \mu)^2$（即本软件包的 `nh.layer_norm()`，$\epsilon = 10^{-5}$）。紧接在第一个全连接层之后、
+# 在初始化时，各单元的 $z_i(x)$ 相互独立，均值为 0，方差为 $\Sigma(x, x)$；在更深的全连接层之后，
+# 在给定下面一层的条件下同样成立，方差是下面一层的经验 $\hat\Sigma(x, x)$，它趋于 $\Sigma(x, x)$。
+# 当 $m \to \infty$ 时，由大数定律得 $\mu \to 0$ 和 $s^2 \to \Sigma(x, x)$：层归一化变成固定的缩放
+# $z(x) \mapsto z(x)/\sqrt{\Sigma(x,x) + \epsilon}$，每个输入一个数，$\Sigma$ 按它缩放：
 #
 # $$\Sigma(x,x') \mapsto \frac{\Sigma(x,x')}{\sqrt{(\Sigma(x,x)+\epsilon)(\Sigma(x',x')+\epsilon)}}.$$
 #
@@ -75,14 +76,21 @@ plt.show()
 # $$\frac{(I - P)\,\hat\Theta_z(x, x')\,(I - P')}{s\,s'} \;\to\; \frac{\Theta(x, x')}{s\,s'}\,(I - P)(I - P'),
 #   \qquad s\,s' \to \sqrt{\Sigma(x,x)\,\Sigma(x',x')}.$$
 #
-# $P$ 和 $P'$ 的矩阵元都是 $O(1/m)$ 的，所以 $(I - P)(I - P')$ 的每个矩阵元与单位矩阵只差 $O(1/m)$，在极限下
+# 矩阵 $(I - P)(I - P')$ 并不接近 $I$：它把两个方向完全去掉了。但下一个全连接层并不是把它当作矩阵来看的。
+# 下一层的权重是全新的，与之前的一切相互独立，所以在极限下它只看到归一化的迹
+# $\frac1m\operatorname{tr}\big[(I - P)(I - P')\big] = 1 - O(1/m)$（秩为 2 的投影最多让迹改变 4）。
+# 换一种说法：反向传播带到层归一化的向量渐近地与 $\mathbf 1$ 和 $\hat z$ 正交，所以去掉这两个方向在极限下没有任何代价。于是
 #
 # $$\Theta(x,x') \mapsto \frac{\Theta(x,x')}{\sqrt{(\Sigma(x,x)+\epsilon)(\Sigma(x',x')+\epsilon)}}.$$
 #
-# 这正是 neural-tangents 中
-# `stax.LayerNorm` 的层归一化规则（Novak et al. 2020）；Tensor Programs 框架也涵盖它（Yang 2020，Tensor Programs II）。
+# 这正是 neural-tangents 中 `stax.LayerNorm` 的层归一化规则（Novak et al. 2020）；Tensor Programs
+# 框架也涵盖它（Yang 2020，Tensor Programs II）。和 `stax.LayerNorm` 一样，本课不考虑层归一化可学习的增益
+# （初始化为 1）和平移（初始化为 0）。它们在初始化时不改变 $\Sigma$，但它们也是参数，会给 $\Theta$ 加上各自的项：
+# 增益的梯度是归一化后的预激活，平移的梯度是 1，和偏置一样。
 #
 # ### 核何时只看方向？
+#
+# 只有当层归一化之前没有任何东西（特别是偏置）破坏输入的齐次性时，层归一化才会抹掉输入的尺度。
 #
 # 把一个输入乘以 $a > 0$。层归一化会去掉任何正的因子：对 $c > 0$ 有 $\operatorname{LN}(c\,z) =
 # \operatorname{LN}(z)$（不计 $\epsilon$）。考虑一个串联网络，其中输入只经过这个层归一化到达后面的部分
@@ -96,27 +104,27 @@ plt.show()
 # 层归一化之前任何不是正齐次的层也会破坏它。这时带层归一化的核仍然依赖于输入的范数，
 # 依赖的方式取决于层归一化之前的各层对范数做了什么。
 #
-# 实验：两个输入 $x, x'$（$x \cdot x/d = 1$，$d = 5$），方向几乎相反
-# （$x \cdot x'/d = -0.74$）。把 $x$ 乘以从 $1/4$ 到 $4$ 的 $a$，对四个网络画出 $\Theta(ax, x')/\Theta(x, x')$：
-# 第一层有偏置和无偏置的 ReLU 网络，以及在第一层之后加上层归一化的同样两个网络。对这四个网络，
-# $\Theta(x, x')$ 都是**负的**（图例中给出）：比值大于 1 表示 $\Theta(ax, x')$ 比 $\Theta(x, x')$ 更负，
-# 比值为负表示 $\Theta(ax, x')$ 是正的。
+# 实验：网络是 dense($\sigma_w = 1.4$，偏置 $\sigma_b$) → [层归一化] → ReLU → dense(1)（读出层
+# $\sigma_w = 1$，无偏置），取无限宽。取两个满足 $x \cdot x/d = 1$（$d = 5$）、夹角为锐角的输入，
+# 使它们的核明显为正；把 $x$ 乘以从 $1/4$ 到 $4$ 的 $a$，对四个网络画出 $\Theta(ax, x')/\Theta(x, x')$：
+# 有层归一化和没有层归一化，$\sigma_b = 0$ 和 $\sigma_b = 0.5$。
 
 # %%
 ratios, bases = {}, {}
 for name, bias, with_ln in [(nh._("ReLU, no bias"), 0.0, False), (nh._("ReLU + bias"), 0.5, False),
                             (nh._("layer norm, no bias before it"), 0.0, True),
                             (nh._("layer norm, bias σ_b = 0.5 before it"), 0.5, True)]:
-    theta, bases[name] = course.kernel_vs_scale(bias, with_layer_norm=with_ln)   # Θ(a x, x′) per a; Θ(x, x′)
-    ratios[name] = theta / bases[name]
+    theta, bases[name] = course.kernel_vs_scale(bias, with_layer_norm=with_ln, pair="aligned")
+    ratios[name] = theta / bases[name]                                  # Θ(a x, x′) / Θ(x, x′) for every a
 fig, ax = plt.subplots()
 for name, ratio in ratios.items():
-    ax.plot(course.SCALES, ratio, "o-", ms=4,
-            label=nh._("{name}: Θ(x, x′) = {base:.3f}").format(name=name, base=bases[name]))
-ax.axhline(0, color="k", lw=0.5)
+    ax.plot(course.SCALES, ratio, "o-", ms=4, label=name)
 ax.set_xscale("log")
+ax.set_yscale("log")
 nh.plotting.width_ticks(ax, [0.25, 0.5, 1, 2, 4])
-ax.set_xlabel("scale a of the first input")
+ax.set_yticks([0.25, 0.5, 1, 2, 4], ["1/4", "1/2", "1", "2", "4"])
+ax.yaxis.set_minor_formatter(plt.NullFormatter())
+ax.set_xlabel(nh._("scale a of the first input"))
 ax.set_ylabel("Θ(a x, x′) / Θ(x, x′)")
 ax.set_title(nh._("Layer norm erases the scale only when no bias comes before it"))
 ax.legend(fontsize="small")
@@ -124,45 +132,45 @@ plt.show()
 
 # %% tags=["check"]
 relu_names, ln_names = list(ratios)[:2], list(ratios)[2:]
+nh.check_close("the two inputs: x·x′/d (0.295)", float(course.ALIGNED[0] @ course.ALIGNED[1]) / course.D,
+               0.295, atol=0.0005)
+nh.check_close("Θ(x, x′) of the four networks, in the legend's order (0.642, 0.841, 0.328, 0.381)",
+               list(bases.values()), [0.642, 0.841, 0.328, 0.381], atol=0.0005)
+nh.check_between("all four networks: smallest Θ(a x, x′) over a (positive)",
+                 min(float((ratio * bases[name]).min()) for name, ratio in ratios.items()), 0.1, np.inf)
 # no bias: the ReLU network is homogeneous of degree 1 in x (rounding only)
 nh.check_close("ReLU, no bias: Θ(a x, x′)/Θ(x, x′) = a", ratios[relu_names[0]], course.SCALES, rtol=1e-10)
 # layer norm after a bias-free layer: a changes only the ε term, 1e-5 against Σ(ax, ax) ≥ 0.12
 nh.check_close("layer norm, no bias before it: the ratio is 1 for every a", ratios[ln_names[0]],
                np.ones_like(course.SCALES), atol=1e-4)
 biased = ratios[ln_names[1]]
-nh.check_close("layer norm, bias 0.5 before it: the ratio at a = 1/4, 1, 4 (−2.66, 1, 1.55)",
-               biased[[0, 8, -1]], [-2.66, 1.0, 1.55], atol=0.005)
-nh.check_that("layer norm, bias before it: the ratio is negative at a = 0.5 and positive at a = 0.59",
-              biased[4] < 0 < biased[5], measured=biased[4:6].round(3), expected="< 0, > 0")
-nh.check_between("ReLU + bias: largest relative gap between the ratio and a (above 0.1)",
-                 float(np.abs(ratios[relu_names[1]] / course.SCALES - 1).max()), 0.1, np.inf)
-nh.check_close("the two inputs: x·x′/d (−0.74)", float(course.PAIR[0] @ course.PAIR[1]) / course.D, -0.74,
-               atol=0.005)
-nh.check_close("Θ(x, x′) of the four networks, in the legend's order (−0.130, −0.084, −0.067, −0.038)",
-               list(bases.values()), [-0.130, -0.084, -0.067, -0.038], atol=0.0005)
-nh.check_close("layer norm, bias before it: Θ(x/4, x′) (+0.101)",
-               float(course.kernel_vs_scale(0.5)[0][0]), 0.101, atol=0.0005)
-nh.check_close("ReLU + bias: the ratio at a = 1/4 and 4 (−1.09, 5.87)", ratios[relu_names[1]][[0, -1]],
-               [-1.09, 5.87], atol=0.005)
+nh.check_close("layer norm, bias 0.5 before it: the ratio at a = 1/4 and 4 (1.11, 0.88)", biased[[0, -1]],
+               [1.111, 0.880], atol=0.0005)
+nh.check_between("layer norm, bias 0.5 before it: largest ratio over a (1.114)", float(biased.max()),
+                 1.1, 1.12)
+nh.check_that("layer norm, bias 0.5 before it: the ratio is above 1 for a < 1, below 1 for a > 1",
+              bool(np.all(biased[:8] > 1) and np.all(biased[9:] < 1)))
+nh.check_close("ReLU + bias: the ratio at a = 1/4 and 4 (0.46, 3.33)", ratios[relu_names[1]][[0, -1]],
+               [0.456, 3.33], atol=0.005)
+gap_to_diagonal = ratios[relu_names[1]] - course.SCALES
+nh.check_that("ReLU + bias: the ratio is above a for every a < 1 and below a for every a > 1",
+              bool(np.all(gap_to_diagonal[:8] > 0) and np.all(gap_to_diagonal[9:] < 0)))
 
 # %% [markdown]
-# 来读这四条曲线。没有偏置时 ReLU 网络是齐次的：$\Theta(ax, x') = a\,\Theta(x, x')$，
-# 是 $a$ 的一条斜率为 1 的直线（这里看起来弯曲，只是因为 $a$ 轴是对数坐标）。无偏置的层之后接层归一化，
-# 就把这条直线变成常数 1。层归一化之前有 $\sigma_b = 0.5$ 的偏置时，比值从 $a = 1/4$ 处的 $-2.66$
-# 变到 $a = 4$ 处的 $1.55$，并在 $a = 0.5$ 与 $a = 0.6$ 之间变号。为什么离 1 这么远？
-# 两个输入几乎方向相反，所以 $\Theta(x, x') = -0.038$ 很小且为负，而比值要除以它；与此同时
-# $\Theta(ax, x')$ 本身会变号，变成 $\Theta(x/4, x') = +0.101$（原因见下面交互探索处的第三个问题）。
-# 有偏置、无层归一化的 ReLU 网络也摆动很大，从 $a = 1/4$ 处的 $-1.09$ 到 $a = 4$ 处的 $5.87$：
-# 那里 $\Theta(4x, x') = -0.495$，远比 $\Theta(x, x') = -0.084$ 更负。
+# 读一读这四条曲线（两个坐标轴都是对数坐标）。没有偏置时，ReLU 网络是齐次的，
+# $\Theta(ax, x') = a\,\Theta(x, x')$：即对角线。无偏置的层之后的层归一化把这条对角线变成常数 1。
+# 层归一化之前有偏置时，曲线几乎是平的，但并不平：$a < 1$ 时高于 1，$a > 1$ 时低于 1，从大约 1.1 降到大约 0.9，
+# 所以核仍然能看到 $x$ 的尺度。有偏置、没有层归一化的 ReLU 网络也不是齐次的：小 $a$ 时它位于对角线之上
+# （它的偏置给 $\Theta$ 垫了一个底），大 $a$ 时位于对角线之下。
 #
 # ## 动手探索：偏置放在哪里
 #
-# 交互探索画出 $\Theta(ax, x')$ 本身随 $a$ 的变化（而不是比值，因为比值的分母可能经过零）：
-# 实线是网络 dense($\sigma_b$ before) → 层归一化 → ReLU → dense(1, $\sigma_b$ after)，
-# 虚线是去掉层归一化的同一网络；点线标出每条曲线在 $a = 1$ 处的值。标题给出层归一化曲线在
-# $a \in [1/4, 4]$ 上的变化幅度，相对于核的大小 $\sqrt{\Theta(x,x)\,\Theta(x',x')}$，
-# 第二行给出层归一化曲线在 $a = 1$、$1/4$ 和 $4$ 处的值。
-# 它的初始设置就是上面的反例：层归一化之前 $\sigma_b = 0.5$，之后没有偏置。
+# 这个交互探索移动层归一化之前和之后的偏置，用的是一对更难的输入：两个输入（$x \cdot x/d = 1$）方向几乎相反，
+# $x \cdot x'/d = -0.74$，所以 $\Theta(x, x')$ 很小，而且是负的。它画出 $\Theta(ax, x')$ 本身随 $a$ 的变化，
+# 网络是 dense($\sigma_w = 1.4$，之前的 $\sigma_b$) → 层归一化 → ReLU → dense(1，之后的 $\sigma_b$)（实线），
+# 以及去掉层归一化的同一个网络（虚线）；点线标出每条曲线在 $a = 1$ 处的值。标题给出层归一化曲线在
+# $a \in [1/4, 4]$ 上变化了多少（相对于核的大小 $\sqrt{\Theta(x,x)\,\Theta(x',x')}$），下面一行给出它的三个值。
+# 初始设置是层归一化之前 $\sigma_b = 0.5$，之后没有偏置。
 
 # %% tags=["nbval-ignore-output"]
 nh.widgets.live_figure(course.draw_scale,
@@ -172,38 +180,41 @@ nh.widgets.live_figure(course.draw_scale,
 # %% [markdown]
 # **先预测，再检验。**
 #
-# 1. 把层归一化之前的偏置移到 0。实线会怎样？虚线呢？
+# 1. 在初始设置下，$\Theta(x, x')$ 是负的：两个输入的方向几乎相反。把 $x$ 缩小：
+#    $\Theta(x/4, x')$ 会是什么符号？为什么？
 #
 # <details><summary>答案</summary>
 #
-# 实线变平，停在 $\Theta(x, x') = -0.0666$：标题说它的变化幅度是 $3\cdot 10^{-6}$，
-# 这是 $\epsilon$ 的作用。虚线（无层归一化、无偏置）是 $a\,\Theta(x, x')$，其中它自己的
-# $\Theta(x, x') = -0.130$：从 $a = 1/4$ 处的 $-0.033$ 变到 $a = 4$ 处的 $-0.52$。
+# 正的：实线在 $a = 0.5$ 和 $a = 0.6$ 之间穿过零，在 $a = 1/4$ 处到达大约 $+0.1$。
+# $a$ 很小时，偏置在 $z(ax) = aWx + b$ 中占主导，所以层归一化返回的几乎就是归一化后的 $b$：
+# 对每个小的输入几乎都是同一个向量，不论它的方向如何。$x'$ 也带着同一个偏置，所以在层归一化之后的各层看来，
+# 这个小的输入和 $x'$ 有几分相像。
 #
 # </details>
 #
-# 2. 保持层归一化之前没有偏置，把层归一化*之后*（读出层中）的偏置调到 1。实线会开始依赖于 $a$ 吗？
+# 2. 把层归一化之前的偏置设为 0，把它*之后*（读出层中）的偏置升到 1。实线会依赖于 $a$ 吗？
 #
 # <details><summary>答案</summary>
 #
-# 不会：它保持平坦，整体上移 $\sigma_b^2 = 1$，到 $0.9334$（在本课程采用的 NTK 参数化下，读出层的偏置在每个输入处的梯度都是
-# $\sigma_b = 1$，所以它给 $\Theta$ 的每个矩阵元都加上 $\sigma_b^2$）。层归一化之后的部分
-# 只看到归一化后的向量，而这个向量对 $ax$ 和对 $x$ 是相同的，所以对每个 $\theta$ 仍有
-# $f(ax;\theta) = f(x;\theta)$。虚线不是平的：那里 $\Theta(ax, x') = a\,\Theta_0(x, x') + 1$，
-# 其中 $\Theta_0(x, x') = -0.130$ 是不含任何偏置时的核，从 $a = 1/4$ 处的 $0.967$ 变到 $a = 4$ 处的 $0.478$。
+# 不会：它仍然是平的，只是上移了 $\sigma_b^2 = 1$（在本课程使用的 NTK 参数化中，读出层的偏置在每个输入处的梯度都是
+# $\sigma_b$，所以它给 $\Theta$ 的每个元素加上 $\sigma_b^2$）。层归一化之后的部分只看到归一化后的向量，
+# 它对 $ax$ 和对 $x$ 是同一个，所以对每个 $\theta$ 仍有 $f(ax;\theta) = f(x;\theta)$。虚线不是平的：
+# 没有层归一化、之前也没有偏置时，$\Theta(ax, x') = a\,\Theta_0(x, x') + 1$，其中 $\Theta_0$ 是没有任何偏置时的核，
+# 这是一条关于 $a$ 的斜率为负的直线。
 #
 # </details>
 #
-# 3. 把层归一化之后的偏置调回 0，再把层归一化之前的偏置从 0.5 推到 2。核对 $a$ 的依赖会更强还是更弱？
-#    层归一化会把一个小的输入变成什么？为什么 $x$ 和 $x'$ 方向几乎相反，$\Theta(x/4, x')$ 却是正的？
+# 3. 把层归一化之后的偏置调回 0，把它之前的偏置从 0.5 推到 2。核对 $a$ 的依赖会更强还是更弱？
+#    为什么 $a = 1$ 处的 $\Theta(x, x')$ 现在是正的？
 #
 # <details><summary>答案</summary>
 #
-# 更强：标题中的变化幅度从 0.16 增大到 0.57。取 $\sigma_b = 2$ 时，对小的 $a$，偏置在
-# $z(ax) = aWx + b$ 中占主导，于是层归一化返回的几乎就是归一化后的 $b$：对每个小的输入几乎都是同一个向量，
-# 无论它的方向如何。$x'$ 也带着这个偏置，所以在层归一化之后的各层看来，这个小的输入和 $x'$ 很相像，
-# 它们的核是正的：$\Theta(x/4, x') = 0.668$，而 $a = 1$ 时为 $0.419$，$a = 4$ 时为 $0.101$
-# （$\sigma_b = 0.5$ 时 $a = 1/4$ 处为 $+0.101$，原因相同）。
+# 更强：标题中的变化量从 0.16 增大到 0.57。$\sigma_b = 2$ 时，对 $x'$ 来说偏置也压过了权重
+# （每个单元的方差 $\sigma_b^2 = 4$，而 $\sigma_w^2 = 1.96$），所以即使在 $a = 1$ 处，两个输入经过层归一化后
+# 也大部分是共同的偏置，$\Theta(x, x') \approx 0.42$。$a$ 越小，$x$ 越像偏置，核也越大。
+# 标题中的 $\Theta(4x, x')$ 等于初始设置下的 $\Theta(x/4, x')$，这并非巧合：因为 $z(ax) = a\,(Wx + b/a)$，
+# 而层归一化去掉了因子 $a$，把 $x$ 乘以 $a$ 相当于把它的偏置除以 $a$。两种设置给出同一对层归一化输入，
+# 一个的偏置为 0.5，另一个为 2，只是 $x$ 和 $x'$ 的角色互换了（它们的范数相同）。
 #
 # </details>
 
@@ -213,56 +224,63 @@ def explorer_theta(before, after, with_ln=True):
     return [float(theta[0]), base, float(theta[-1])]            # a = 1/4, 1, 4
 
 
+start = course.kernel_vs_scale(0.5)[0]
+nh.check_that("explorer, start: Θ(a x, x′) is positive at a = 0.5 and negative at a = 0.59",
+              start[4] > 0 > start[5], measured=start[4:6].round(4), expected="> 0, < 0")
+nh.check_close("explorer, start: Θ(x, x′) and Θ(x/4, x′) (−0.038, +0.101)",
+               explorer_theta(0.5, 0)[1::-1], [-0.038, 0.101], atol=0.0005)
 nh.check_close("explorer, no bias: Θ(a x, x′) at a = 1/4, 1, 4 (flat at −0.0666)", explorer_theta(0, 0),
                [-0.0666] * 3, atol=5e-5)
 nh.check_between("explorer, no bias: variation over a (3e-6, from ε)", course.flatness(0, 0), 1e-6, 5e-6)
-nh.check_close("explorer, no layer norm, no bias: Θ(a x, x′) at a = 1/4, 1, 4 (−0.033, −0.130, −0.52)",
-               explorer_theta(0, 0, with_ln=False), [-0.033, -0.130, -0.52], atol=0.003)
-nh.check_close("explorer, bias 1 after layer norm: flat at 0.9334", explorer_theta(0, 1), [0.9334] * 3,
+nh.check_close("explorer, bias 1 after layer norm: flat at −0.0666 + 1", explorer_theta(0, 1), [0.9334] * 3,
                atol=5e-5)
-nh.check_close("explorer, bias 1 after, no layer norm: 0.967 at a = 1/4, 0.478 at a = 4",
-               explorer_theta(0, 1, with_ln=False)[::2], [0.967, 0.478], atol=0.001)
+plain = course.kernel_vs_scale(0, 1, with_layer_norm=False)[0]
+nh.check_close("explorer, bias 1 after, no layer norm: Θ(a x, x′) = a Θ₀(x, x′) + 1 (Θ₀ = −0.130)",
+               plain, course.SCALES * explorer_theta(0, 0, with_ln=False)[1] + 1, rtol=1e-10)
 nh.check_close("explorer, bias before 0.5 and 2: variation over a (0.16, 0.57)",
                [course.flatness(0.5, 0), course.flatness(2, 0)], [0.16, 0.57], atol=0.005)
 nh.check_close("explorer, bias 2 before: Θ(a x, x′) at a = 1/4, 1, 4 (0.668, 0.419, 0.101)",
                explorer_theta(2, 0), [0.668, 0.419, 0.101], atol=0.0005)
+nh.check_close("explorer: Θ(4x, x′) at bias 2 equals Θ(x/4, x′) at bias 0.5 (up to ε)",
+               explorer_theta(2, 0)[2], explorer_theta(0.5, 0)[0], rtol=1e-4)
 
 # %% [markdown]
 # ### 有限网络与极限一致，并精确保持不变性（不计 $\epsilon$）
 #
-# 上面的论证对每一个有限网络都成立，而不只是在极限下：对无偏置的网络，经验 NTK（自动微分，一个网络）
-# 在任何宽度下都给出 $\Theta(4x, x') / \Theta(x, x') = 1$，只有来自 $\epsilon$ 的 $3 \cdot 10^{-6}$ 的变化。
-# 层归一化之前有偏置时，极限是 $1.55$，但一个有限网络的比值很难反映它：分母 $\Theta(x, x') = -0.038$ 很小，
-# 而有限网络的核与极限之差的量级是 $m^{-1/2}$ 乘以核的对角元（这里 $\Theta(x, x) = 1$）。所以比值在不同网络之间
-# 分散得很开；这个单元格打印出宽度 64 和 1024 时 6 个网络（种子 0–5）的比值。
+# 有限网络精确地保持这种不变性，并按 $m^{-1/2}$ 趋近无限宽的核。
 #
-# 图中比较的是整个核：8 个满足 $x \cdot x/d = 4$ 的输入，每个宽度 4 个网络的 $8 \times 8$ 经验 NTK
-# $\hat\Theta$，以及它的相对误差 $\lVert \hat\Theta - \Theta \rVert_F / \lVert \Theta \rVert_F$
-# （Frobenius 范数，与无限宽的核 $\Theta$ 比较），对 4 个网络取平均。为了换一种设置，图中的网络还带有
-# $\sigma_b = 0.5$ 的读出层偏置（`course.ln_network(bias, 0.5)`）。
+# 上面的论证对每一个有限网络都成立，而不只是在极限下：对第一张图的输入和无偏置的网络，经验 NTK
+# （自动微分，一个网络）在任何宽度下都给出 $\Theta(4x, x') / \Theta(x, x') = 1$，只差来自 $\epsilon$ 的变化。
+# 层归一化之前有偏置时，6 个网络（种子 0–5）的比值分散在无限宽的值周围，宽度 1024 时比宽度 64 时更集中；
+# 这个单元格把它们打印出来。
+#
+# 图中比较的是整个核：8 个满足 $x \cdot x/d = 1$ 的输入，每个宽度 4 个网络（第一张图中带层归一化的网络）的
+# $8 \times 8$ 经验 NTK $\hat\Theta$，以及它的相对误差 $\lVert \hat\Theta - \Theta \rVert_F / \lVert \Theta \rVert_F$
+# （Frobenius 范数，与无限宽的核 $\Theta$ 比较），对 4 个网络取平均。
 
 # %%
 seeds = range(6)
-limit = float(course.kernel_vs_scale(0.5)[0][-1] / course.kernel_vs_scale(0.5)[1])
+theta_biased, base_biased = course.kernel_vs_scale(0.5, pair="aligned")
+limit = float(theta_biased[-1] / base_biased)
 print(nh._("infinite width, bias before layer norm: Θ(4x, x′)/Θ(x, x′) = {limit:.2f}").format(limit=limit))
-finite = {width: {bias: np.array([course.finite_ntk_ratio(bias, width, seed=seed) for seed in seeds])
+finite = {width: {bias: np.array([course.finite_ntk_ratio(bias, width, seed=seed, pair="aligned")
+                                  for seed in seeds])
                   for bias in (0.0, 0.5)} for width in (64, 1024)}
 for width, ratio in finite.items():
     values = ", ".join(f"{v:.2f}" for v in ratio[0.5])
     print(nh._("width {width}: without a bias before layer norm, Θ(4x, x′)/Θ(x, x′) − 1 is at most "
-               "{dev:.0e}; with one, seeds 0–5 give {values} (median {median:.2f})").format(
-        width=width, dev=float(np.abs(ratio[0.0] - 1).max()), values=values,
-        median=float(np.median(ratio[0.5]))))
-inputs = nh.sphere(8, d=course.D, seed=1) * 2
+               "{dev:.0e}; with one, seeds 0–5 give {values}").format(
+        width=width, dev=float(np.abs(ratio[0.0] - 1).max()), values=values))
+inputs = nh.sphere(8, d=course.D, seed=1)
 sweep_widths = [256, 1024, 4096]
-sweeps = {bias: nh.width_sweep(course.ln_network(bias, 0.5), inputs, widths=sweep_widths, seeds=4)
+sweeps = {bias: nh.width_sweep(course.ln_network(bias), inputs, widths=sweep_widths, seeds=4)
           for bias in (0.0, 0.5)}
 fig, ax = plt.subplots()
 slopes = {bias: nh.plotting.loglog_fit(ax, sweep_widths, sweep.errors.mean(1),
-                                       label=nh._("bias {bias} before layer norm").format(bias=bias))
+                                       label=nh._("σ_b = {bias} before layer norm").format(bias=bias))
           for bias, sweep in sweeps.items()}
 nh.plotting.width_ticks(ax, sweep_widths)
-ax.set_xlabel("width m")
+ax.set_xlabel(nh._("width m"))
 ax.set_ylabel(nh._("relative error of the empirical NTK"))
 ax.set_title(nh._("Finite networks approach the layer-norm kernel like $m^{-1/2}$, bias or not"))
 ax.legend()
@@ -272,14 +290,14 @@ plt.show()
 # the invariance of the bias-free network is exact up to ε (1e-5 against Σ(x, x) = 1.96)
 nh.check_between("finite, no bias before layer norm: largest |Θ(4x, x′)/Θ(x, x′) − 1|, 12 networks (3e-6)",
                  max(float(np.abs(finite[w][0.0] - 1).max()) for w in finite), 1e-6, 5e-6)
-nh.check_close("infinite width, bias before layer norm: the limit of the ratio (1.55)", limit, 1.552,
+nh.check_close("infinite width, bias before layer norm: the limit of the ratio (0.88)", limit, 0.880,
                atol=0.0005)
-nh.check_close("finite, bias before layer norm: median of 6 networks' ratios, widths 64, 1024 (1.45, 1.81)",
-               [float(np.median(finite[w][0.5])) for w in finite], [1.45, 1.81], atol=0.005)
-nh.check_close("finite, bias before layer norm: the smallest ratio at width 64 (−18.44)",
-               float(finite[64][0.5].min()), -18.44, atol=0.005)
+nh.check_close("finite, bias before layer norm: median of 6 networks' ratios, widths 64, 1024 (0.87, 0.89)",
+               [float(np.median(finite[w][0.5])) for w in finite], [0.871, 0.888], atol=0.0005)
+nh.check_close("finite, bias before layer norm: range of the 6 ratios, widths 64, 1024 (0.24, 0.05)",
+               [float(np.ptp(finite[w][0.5])) for w in finite], [0.244, 0.046], atol=0.0005)
 nh.check_close("the layer-norm network's Θ(x, x) and Θ(x′, x′) (1)",
-               course.ln_network(0.5).kernel(course.PAIR).ntk.diagonal(), [1.0, 1.0], atol=1e-4)
+               course.ln_network(0.5).kernel(course.ALIGNED).ntk.diagonal(), [1.0, 1.0], atol=1e-4)
 # the spread of an empirical NTK falls like m^(-1/2); 4 networks per width leave about ± 0.1 in the slope
 nh.check_between("finite, no bias before layer norm: slope of the error in m (about −0.5)",
                  slopes[0.0], -0.65, -0.35)
@@ -293,6 +311,8 @@ nh.check_between("finite, both networks: largest error at m = 4096 over 3 × (er
 # %% [markdown]
 # ## 批归一化把同一批次的输入耦合在一起
 #
+# 使用批统计量时，一个输入的输出在任何宽度下都取决于与它同批的样本，所以不存在两两输入之间的核。
+#
 # 批归一化在批次上对每个单元 $i$ 做标准化：对批次中的 $B$ 个输入取 $\mu_i = \frac1B\sum_{b} z_i(x_b)$ 和
 # $s_i^2 = \frac1B\sum_b (z_i(x_b) - \mu_i)^2$，输入 $x_b$ 得到
 # $(z_i(x_b) - \mu_i)/\sqrt{s_i^2 + \epsilon}$。这是每个输入和每个权重的光滑函数。但这些统计量是对
@@ -305,8 +325,8 @@ nh.check_between("finite, both networks: largest error at m = 4096 over 3 × (er
 # $\Sigma \mapsto \Sigma/(1 + \epsilon)$，$\Theta \mapsto \Theta/(1 + \epsilon)$。（一旦各单元的统计量互不相同，
 # 例如训练之后，核就不再是这样简单的缩放。）
 #
-# 实验：一个网络，全连接 → 批归一化 → ReLU → dense(1)，宽度 1024。固定输入 $x_1$，把它放进
-# 200 个 $B = 8$ 的批次，每次重新抽取另外 7 个成员，记录 $f(x_1)$；然后在冻结的统计量下做同样的事。
+# 实验：一个网络，dense($\sigma_w = 1.4$) → 批归一化 → ReLU → dense(1)，无偏置，宽度 1024。固定输入 $x_1$，
+# 把它放进 200 个 $B = 8$ 的批次，每次重新抽取另外 7 个成员，记录 $f(x_1)$；然后在冻结的统计量下做同样的事。
 
 # %%
 coupled = course.batch_outputs(1024, 8)
@@ -339,16 +359,16 @@ nh.check_close("f(x₁): mean over batches of 8, frozen, two batches of 2048 (�
                [-1.16, -1.41, -1.23, -1.21], atol=0.005)
 
 # %% [markdown]
-# 冻结的那条线并不在直方图的中心：$-1.41$，而批次大小为 8 时各批次的平均值是 $-1.16$。
-# 初始化时冻结的统计量（均值 0，方差 1）按定义既不是使用批统计量时输出的平均，也不是它们在大批次下的极限，
-# 一般也不等于两者中的任何一个：当 $B \to \infty$ 时，
-# 批归一化用每个单元在整个输入分布上的均值和方差去标准化，这里是 0 和一个接近 $\Sigma(x, x) = 1.96$、
-# 各单元互不相同的方差，而不是 0 和 1。两个大小为 2048 的批次给出 $-1.23$ 和 $-1.21$，彼此接近，而离 $-1.41$ 很远。
+# 冻结的那条线并不在直方图的中心。初始化时冻结的统计量（均值 0，方差 1）按定义既不是使用批统计量时输出的平均，
+# 也不是它们在大批次下的极限，一般也不等于两者中的任何一个：当 $B \to \infty$ 时，批归一化减去每个单元在整个输入分布上的均值
+# （这里是 0），再除以它在那里的标准差（一个接近 $\Sigma(x, x) = 1.96$、各单元互不相同的方差的平方根），而不是除以 1。
+# 两个大小为 2048 的批次彼此一致，而与冻结的值不一致。
 #
 # 所以本软件包不给使用批统计量的批归一化提供核：请求核会抛出 `nh.NoClosedForm`，并给出两条出路。
 # 一条是冻结的统计量。另一条是用有限网络的集成来*估计*一个批次的核，并附上误差棒（这里用 16 个宽度为 256 的网络）。
 # 这个单元格在同一个批次上做这两件事：$x_1$ 和 5 个同批样本，都满足 $x \cdot x/d = 1$；然后把 $x_1$
-# 放进另一个同批样本不同的批次。
+# 放进另一个同批样本不同的批次。这样的估计是宽度为 256 的网络的平均核，而不是这个批次的无限宽的核：
+# 两者之间差一个有限宽度带来的偏差，所以这个单元格在宽度 1024 下把第一个批次重做一遍。
 
 # %%
 bn, frozen_bn = course.bn_network(), course.bn_network(frozen=True)
@@ -359,6 +379,7 @@ except nh.NoClosedForm:
 batches = [course.batch_with_x1(6, resample) for resample in (0, 1)]
 exact_frozen = frozen_bn.kernel(batches[0]).ntk
 estimates = [nh.monte_carlo_kernel(bn, batch, width=256, n_networks=16) for batch in batches]
+wider = nh.monte_carlo_kernel(bn, batches[0], width=1024, n_networks=16)
 frozen_estimate = nh.monte_carlo_kernel(frozen_bn, batches[0], width=256, n_networks=16)
 print(nh._("frozen, exact: Θ(x, x) = {values} for the 6 inputs of the batch").format(
     values=", ".join(f"{v:.3f}" for v in exact_frozen.diagonal())))
@@ -367,6 +388,8 @@ print(nh._("frozen, Monte Carlo: Θ(x, x) = {values}").format(
 print(nh._("batch statistics, Monte Carlo: Θ(x, x) = {values}").format(
     values=", ".join(f"{v:.2f} ± {e:.2f}" for v, e in zip(estimates[0].ntk.diagonal(),
                                                          estimates[0].ntk_sem.diagonal()))))
+print(nh._("batch statistics, Monte Carlo at width 1024: Θ(x, x) = {values}").format(
+    values=", ".join(f"{v:.2f} ± {e:.2f}" for v, e in zip(wider.ntk.diagonal(), wider.ntk_sem.diagonal()))))
 print(nh._("x₁ in the other batch, batch statistics: Θ(x₁, x₁) = {value:.2f} ± {sem:.2f}, against "
            "{first:.2f} ± {first_sem:.2f} in the first").format(value=float(estimates[1].ntk[0, 0]),
                                                   sem=float(estimates[1].ntk_sem[0, 0]),
@@ -389,6 +412,25 @@ nh.check_close("batch statistics: Θ(x, x) of the 6 inputs, lowest and highest (
                [float(batch_diagonal.min()), float(batch_diagonal.max())], [1.04, 1.32], atol=0.005)
 nh.check_between("batch statistics: highest Θ(x, x) of the batch below the frozen 1.96, in standard errors",
                  float((1.96 - batch_diagonal.max()) / estimates[0].ntk_sem.diagonal().max()), 4, np.inf)
+population = nh.serial(nh.dense(sigma_w=course.SIGMA_W / (1.96 + 1e-5) ** 0.5), nh.relu(), nh.dense(1))
+nh.check_close("reference frozen at the population statistics (mean 0, variance 1.96): Θ(x, x) = 1.00",
+               float(population.kernel(course.X1).ntk[0, 0]), 1.0, atol=1e-4)
+nh.check_between("batch statistics: lowest Θ(x, x) of the batch over the reference 1.00 (1.04, above 1)",
+                 float(batch_diagonal.min()), 1.0, 1.1)
+# a unit's batch variance, averaged over the weights: (1/B) tr[(I − 11ᵀ/B) Σ], Σ the batch's 6 × 6 kernel
+batch_sigma = course.SIGMA_W ** 2 * batches[0] @ batches[0].T / course.D
+centred = torch.eye(6, dtype=batch_sigma.dtype) - 1 / 6
+nh.check_close("the batch's variance per unit, averaged over the weights, over the population's 1.96 (0.87)",
+               float(torch.trace(centred @ batch_sigma) / 6 / 1.96), 0.87, atol=0.005)
+width_shift = wider.ntk.diagonal() - batch_diagonal
+nh.check_close("Monte Carlo, width 1024 − width 256: Θ(x, x) of the 6 inputs, smallest and largest shift "
+               "(0.06, 0.10)", [float(width_shift.min()), float(width_shift.max())], [0.06, 0.095], atol=0.01)
+nh.check_between("width 1024: highest Θ(x, x) of the batch below the frozen 1.96, in standard errors",
+                 float((1.96 - wider.ntk.diagonal().max()) / wider.ntk_sem.diagonal().max()), 4, np.inf)
+wide_diagonal = wider.ntk.diagonal()
+nh.check_between("width 1024: highest minus lowest Θ(x, x) of the batch, in standard errors (still apart)",
+                 float((wide_diagonal.max() - wide_diagonal.min()) / wider.ntk_sem.diagonal().max()),
+                 3, np.inf)
 gap = float(estimates[1].ntk[0, 0] - estimates[0].ntk[0, 0])
 combined = float(estimates[0].ntk_sem[0, 0] ** 2 + estimates[1].ntk_sem[0, 0] ** 2) ** 0.5
 nh.check_between("batch statistics: Θ(x₁, x₁) in the two batches differs by more than 3 combined SE",
@@ -396,11 +438,19 @@ nh.check_between("batch statistics: Θ(x₁, x₁) in the two batches differs by
 
 # %% [markdown]
 # 冻结时，这六个输入的核对角元相同，$\Theta(x, x) = 1.96$，因为它们的范数相同；冻结网络的蒙特卡洛估计
-# 与它相差不超过约两个标准误。使用批统计量时，对角元更低，并且在范数相同的输入之间各不相同
-# （1.04 到 1.32，误差棒约 0.05）：一个输入的核有多大，取决于它在同批样本中的位置。把 $x_1$ 放进另一个批次，
-# 它的 $\Theta(x_1, x_1)$ 从 1.16 变到 1.39，是合并误差棒的 3.5 倍。这就是在核中看到的批次耦合。
+# 在几个标准误以内与它一致。使用批统计量时，对角元低得多，并且在范数相同的输入之间各不相同。
+#
+# 下降的大部分来自除法。批归一化把每个单元除以它在批次上的标准差，而冻结的批归一化除以的是 1；按总体统计量（均值 0，方差 1.96）冻结的无限宽网络给出 $\Theta(x, x) = 1.00$。
+# 这个批次的方差更小，对权重取平均后是总体方差的 0.87（它是从批次自己的均值算起的），这把核抬到了 1.00 之上。
+# 各输入之间的不同也来自批次：每个单元的统计量来自六个输入，而不是整个分布；
+# 批归一化的雅可比矩阵还逐个单元地去掉了批次六个方向中的两个（它的均值和它归一化后的值，就像层归一化中的 $P$，
+# 只是六个中的两个不同于 $m \to \infty$ 个中的两个）。这对一个输入的核有多大影响，取决于这个输入在同批样本中的位置。
+# 把 $x_1$ 放进另一个批次，它的 $\Theta(x_1, x_1)$ 会移动好几个误差棒：这就是在核中看到的批次耦合。
+# 在宽度 1024 下，整条对角线都稍高一些（有限宽度带来的偏差），但仍远低于 1.96，并且各输入仍然不同。
 #
 # ## 动手探索：宽度与批次大小
+#
+# 用这个交互探索可以检验宽度或批次大小能否驯服这种耦合。
 #
 # 交互探索对你选定的宽度和批次大小、对一个网络重复这个实验：使用批统计量时 $f(x_1)$ 在 200 个批次上的直方图，
 # 以及使用冻结统计量时的那一个值（竖线）。标题给出各批次之间的波动（标准差），第二行给出平均值、波动和冻结时的值。
@@ -413,26 +463,28 @@ nh.widgets.live_figure(course.draw_batch, width=nh.widgets.width_slider(256, opt
 # %% [markdown]
 # **先预测，再检验。**
 #
-# 1. 保持批次大小为 8，把宽度从 64 移到 4096：单元数变为 64 倍。$f(x_1)$ 的波动会变为原来的多少倍？
-#    每一步都会下降吗？（像层归一化的统计量那样按 $m^{-1/2}$ 缩小的波动，会缩小为 1/8。）
+# 1. 保持批次大小为 8，把宽度从 64 移到 4096，单元数变为 64 倍。读出层对越来越多的单元取平均：
+#    $f(x_1)$ 的波动会缩小为 1/8，还是大致不变？
 #
 # <details><summary>答案</summary>
 #
-# 变为 0.79 倍，而不是 1/8：宽度 64、256、1024 和 4096 时分别为 0.226、0.196、0.204 和 0.179，
-# 而且并非每一步都下降（从 256 到 1024 上升了）。无论宽度多大，每个单元的统计量都只是对批次中 8 个输入取的平均；
-# 更多的单元带来更多这样的统计量，而不是更准确的统计量。不同宽度之间的变化主要来自随机网络本身：
-# 种子 1–3 的波动在 0.17 到 0.43 之间，没有一个按 $m^{-1/2}$ 缩小（从宽度 64 到 4096 最大只缩小为 1/1.8，而不是 1/8）。
+# 大致不变：它在大约 0.18 到 0.23 之间变动，甚至并非每一步都下降。对更多单元取平均并没有帮助，
+# 因为每个单元都用同一个批次来标准化：同批样本一变，所有单元一起变，它们的平均也跟着变。
+# 无论宽度多大，每个单元的统计量仍然只是对 8 个输入取的平均；更多的单元带来更多这样的统计量，而不是更准确的统计量。
+# 不同宽度之间的变化主要来自随机网络本身（每个宽度都是一个新网络）：种子 1–3 的波动在 0.17 到 0.43 之间，
+# 从宽度 64 到 4096 没有一个缩小到 1/2 以下。也留意冻结的那条线：宽度 256 时它恰好落在直方图的平均值上，
+# 在另外三个宽度下则不是。
 #
 # </details>
 #
-# 2. 回到宽度 256，把批次大小从 8 移到 32。波动会变化多少？
+# 2. 在宽度 256 下，把批次大小从 8 移到 32。波动会变化多少？
 #
 # <details><summary>答案</summary>
 #
-# 它从 0.196 降到 0.088，即原来的 0.45。批统计量是对 $B$ 个输入取的平均，所以它们的波动，
+# 它降到原来的 0.45。批统计量是对 $B$ 个输入取的平均，所以它们的波动，
 # 以及随之而来的 $f(x_1)$ 的波动，大致按 $B^{-1/2}$ 下降：批次变为 4 倍时缩小为 $1/2$。
 # 只有 $B \to \infty$ 才能消除这种耦合；那时批归一化除以的是整个输入分布的统计量，又成了固定的数，
-# 但不是初始化时冻结的 0 和 1（见直方图那一节：大小为 2048 的批次给出 $-1.22$，而冻结时是 $-1.41$）。
+# 但不是初始化时冻结的 0 和 1（直方图中表示大小为 2048 的批次的虚线，并不是冻结的那条线）。
 #
 # </details>
 #
@@ -443,8 +495,7 @@ nh.widgets.live_figure(course.draw_batch, width=nh.widgets.width_slider(256, opt
 #
 # 大约是 $\pm 1$：只有两个输入时，$\mu_i$ 是它们的中点，$s_i$ 是它们距离的一半，所以 $x_1$ 得到
 # $\pm 1$（不计 $\epsilon$）：若 $z_i(x_1) > z_i(x_2)$ 则为 $+1$，否则为 $-1$。256 个单元中有 98 % 得到的值
-# 与 $\pm 1$ 相差不到 0.01。逐个单元来看，网络只看到两个输入中哪个更大，而波动是目前为止最大的：
-# 0.281，而批次大小为 8 时是 0.196。
+# 与 $\pm 1$ 相差不到 0.01。逐个单元来看，网络只看到两个输入中哪个更大，而波动是所有批次大小中最大的。
 #
 # </details>
 
@@ -463,6 +514,12 @@ falls = [spread(64, 8) / spread(4096, 8), *(other_seeds[:, 0] / other_seeds[:, -
 nh.check_between("batch 8, seeds 0–3: largest fall of the spread, width 64 → 4096 (8 for m^(-1/2))",
                  float(max(falls)), 0, 2)
 nh.check_close("batch explorer, width 256: spread at batch 32 (0.088)", spread(256, 32), 0.088, atol=0.0005)
+means = {w: float(course.batch_outputs(w, 8).mean()) for w in (64, 256, 1024, 4096)}
+frozen_values = {w: float(course.batch_outputs(w, 8, frozen=True)[0]) for w in means}
+nh.check_between("batch 8, width 256: |frozen − mean over the batches| (small, 0.002)",
+                 abs(frozen_values[256] - means[256]), 0, 0.01)
+nh.check_between("batch 8, widths 64, 1024, 4096: smallest |frozen − mean over the batches| (above 0.1)",
+                 min(abs(frozen_values[w] - means[w]) for w in (64, 1024, 4096)), 0.1, np.inf)
 nh.check_close("batch explorer, width 256: spread ratio batch 32 / batch 8 (0.45)",
                spread(256, 32) / spread(256, 8), 0.45, atol=0.005)
 units = course.unit_outputs(256, 2)
@@ -492,7 +549,7 @@ nh.check_that("batch explorer, width 256: batch 2 has the largest spread of batc
 #
 # 只有第一个。无偏置的全连接层和 ReLU 都是正齐次的，所以对每一组权重，到达层归一化的都是
 # $x$ 所给出的东西的 $a$ 倍。而 $\tanh(au) \neq a^k\tanh(u)$：层归一化之前有 $\tanh$ 时，
-# 比值在 $a = 1/4$ 处为 $0.949$，在 $a = 4$ 处为 $0.994$（用本课的输入）。
+# 比值在 $a = 1/4$ 处为 $0.949$，在 $a = 4$ 处为 $0.994$（用交互探索的输入）。
 #
 # </details>
 #
@@ -514,7 +571,7 @@ nh.check_that("batch explorer, width 256: batch 2 has the largest spread of batc
 #
 # 每个单元都是零：只有一个输入时 $\mu_i = z_i(x_1)$，所以 $z_i(x_1) - \mu_i = 0$，输出是
 # $0/\sqrt{0 + \epsilon} = 0$。ReLU 给出 0，网络对每个输入、每组权重都输出 0：它什么也没有计算，它的 NTK 是 0。
-# （这就是深度学习库在训练模式下拒绝只有一个输入的批次的原因。）$\epsilon$ 让它保持有限；没有 $\epsilon$，
+# （这就是为什么 PyTorch 的 `BatchNorm1d` 在训练模式下拒绝形状为 $(1, C)$ 的输入：其中每个通道只有一个值；而 `BatchNorm2d` 接受一张图像，它的每个通道有 $H \cdot W$ 个值。）$\epsilon$ 让它保持有限；没有 $\epsilon$，
 # 这个映射就是 $0/0$。
 #
 # </details>
@@ -578,12 +635,11 @@ nh.check_close("question 4: batch of one: what batch norm hands the ReLU, and f(
 # - 这时核只看输入的方向，**前提是**给层归一化提供输入的部分是正齐次的
 #   （无偏置的全连接层和 ReLU），并且输入只经过层归一化到达后面的部分（串联网络，层归一化周围没有跳连）：
 #   这时对每个 $\theta$ 都有 $f(ax;\theta) = f(x;\theta)$，在任何宽度下都成立。
-# - 层归一化之前的偏置（或 $\tanh$）会让输入的尺度重新进入核：在本课的例子中
-#   $\Theta(ax,x')/\Theta(x,x') = -2.66$、1、$1.55$，对应 $a = 1/4$、1、4。在这样的串联网络中，层归一化之后的偏置则不会。
+# - 层归一化之前的偏置（或 $\tanh$）会让输入的尺度重新进入核：对核明显为正的输入只是一点点，
+#   对方向几乎相反的输入则足以让核变号。在这样的串联网络中，层归一化之后的偏置则不会。
 # - 使用批统计量的批归一化是光滑的，但它耦合了批次：一个输入的输出和它的核都随同批样本而变
-#   （批次大小为 8 时，这个网络的 $f(x_1)$ 波动约为 0.2，另外三个种子为 0.17–0.43，从宽度 64 到 4096
-#   没有一个按 $m^{-1/2}$ 缩小），所以不存在两两输入之间的核；
-#   它的核可以用蒙特卡洛方法一次一个批次地估计。
+#   ，而且波动不随宽度缩小，所以不存在两两输入之间的核；
+#   它的核可以用蒙特卡洛方法一次一个批次地估计（在有限宽度下，带着有限宽度的偏差）。
 # - 冻结的批归一化对每个输入是一个仿射映射，有核；初始化时（统计量为 0 和 1）它把 $\Sigma$ 和 $\Theta$ 除以
 #   $1+\epsilon$。
 

@@ -43,8 +43,11 @@ from .messages import gettext as _
 
 #: Input dimension, and sigma_w of the first layer (the readout has sigma_w = 1).
 D, SIGMA_W = 5, 1.4
-#: The scale experiment's two inputs x, x' (x.x/d = 1): nearly opposite, x.x'/d = -0.74.
+#: The scale explorer's two inputs x, x' (x.x/d = 1): nearly opposite, x.x'/d = -0.74.
 PAIR = sphere(2, d=D, seed=0)
+#: The first figure's two inputs (x.x/d = 1), at an acute angle, x.x'/d = +0.30: their kernel is clearly positive.
+ALIGNED = sphere(2, d=D, seed=17)
+PAIRS = {"opposite": PAIR, "aligned": ALIGNED}
 #: The scales a of the first input, 1/4 ... 4 (17 points, a = 1 at index 8).
 SCALES = np.geomspace(0.25, 4, 17)
 #: The batch experiment: the input x1 whose output is recorded, and the number of batches drawn.
@@ -59,19 +62,30 @@ def ln_network(bias_before: float = 0.0, bias_after: float = 0.0, *, with_layer_
     return serial(first, layer_norm(), relu(), readout) if with_layer_norm else serial(first, relu(), readout)
 
 
+def _pair(pair: str) -> torch.Tensor:
+    if pair not in PAIRS:
+        raise ValueError(f"pair must be one of {sorted(PAIRS)}, got {pair!r}")
+    return PAIRS[pair]
+
+
 @lru_cache(maxsize=512)
-def _kernel_vs_scale(bias_before: float, bias_after: float, with_layer_norm: bool) -> tuple[np.ndarray, float]:
+def _kernel_vs_scale(bias_before: float, bias_after: float, with_layer_norm: bool,
+                     pair: str) -> tuple[np.ndarray, float]:
     net = ln_network(bias_before, bias_after, with_layer_norm=with_layer_norm)
-    scaled = torch.as_tensor(SCALES, dtype=PAIR.dtype)[:, None] * PAIR[:1]          # a x for every a: (17, d)
-    theta = net.kernel(scaled, PAIR[1:]).ntk[:, 0].numpy().copy()
+    inputs = _pair(pair)
+    scaled = torch.as_tensor(SCALES, dtype=inputs.dtype)[:, None] * inputs[:1]      # a x for every a: (17, d)
+    theta = net.kernel(scaled, inputs[1:]).ntk[:, 0].numpy().copy()
     theta.setflags(write=False)
-    return theta, float(net.kernel(PAIR[:1], PAIR[1:]).ntk[0, 0])
+    return theta, float(net.kernel(inputs[:1], inputs[1:]).ntk[0, 0])
 
 
-def kernel_vs_scale(bias_before: float, bias_after: float = 0.0, *, with_layer_norm: bool = True):
-    """``(Theta(a x, x') at SCALES, Theta(x, x'))`` at infinite width for :func:`ln_network` (read-only array)."""
+def kernel_vs_scale(bias_before: float, bias_after: float = 0.0, *, with_layer_norm: bool = True,
+                    pair: str = "opposite"):
+    """``(Theta(a x, x') at SCALES, Theta(x, x'))`` at infinite width for :func:`ln_network` (read-only array),
+    for the inputs :data:`PAIR` (``pair="opposite"``) or :data:`ALIGNED` (``pair="aligned"``)."""
+    _pair(pair)                                                     # a known name, or a ValueError
     return _kernel_vs_scale(round(check_nonnegative("bias_before", bias_before), 6),
-                            round(check_nonnegative("bias_after", bias_after), 6), bool(with_layer_norm))
+                            round(check_nonnegative("bias_after", bias_after), 6), bool(with_layer_norm), pair)
 
 
 def flatness(bias_before: float, bias_after: float = 0.0) -> float:
@@ -82,13 +96,15 @@ def flatness(bias_before: float, bias_after: float = 0.0) -> float:
     return float(np.ptp(theta) / torch.sqrt(k[0, 0] * k[1, 1]))
 
 
-def finite_ntk_ratio(bias_before: float, width: int, *, scale: float = 4.0, seed: int = 0) -> float:
+def finite_ntk_ratio(bias_before: float, width: int, *, scale: float = 4.0, seed: int = 0,
+                     pair: str = "opposite") -> float:
     """Theta(a x, x') / Theta(x, x') of one finite network (empirical NTK, autograd) of :func:`ln_network`
-    ``(bias_before, 0)`` at the given width, for a = ``scale``."""
+    ``(bias_before, 0)`` at the given width, for a = ``scale`` (inputs as in :func:`kernel_vs_scale`)."""
     model = ln_network(bias_before).network(D, width=check_int("width", width, minimum=1),
                                             seed=check_int("seed", seed, minimum=0))
-    scaled = torch.cat([PAIR[:1], float(check_nonnegative("scale", scale)) * PAIR[:1]])
-    theta = empirical_ntk(model, scaled, PAIR[1:])[:, 0]
+    inputs = _pair(pair)
+    scaled = torch.cat([inputs[:1], float(check_nonnegative("scale", scale)) * inputs[:1]])
+    theta = empirical_ntk(model, scaled, inputs[1:])[:, 0]
     return float(theta[1] / theta[0])
 
 
@@ -97,10 +113,10 @@ def describe_scale(bias_before: float, bias_after: float) -> str:
     (the variation is :func:`flatness`)."""
     spread = flatness(bias_before, bias_after)
     if bias_before == 0:
-        return _("no bias before layer norm: Θ(a x, x′) does not depend on a (varies by {spread:.0e}, from ε)")\
-            .format(spread=spread)
-    return _("σ_b = {bias:.2f} before layer norm: Θ(a x, x′) depends on a (varies by {spread:.2g})").format(
-        bias=bias_before, spread=spread)
+        return _("No bias before layer norm: Θ(a x, x′) does not depend on a (varies by {spread:.0e}, "
+                 "from ε)").format(spread=spread)
+    return _("A bias σ_b = {bias:.2f} before layer norm lets the scale back in: Θ(a x, x′) depends on a "
+             "(varies by {spread:.2g})").format(bias=bias_before, spread=spread)
 
 
 def draw_scale(bias_before: float, bias_after: float) -> None:
@@ -128,7 +144,7 @@ def scale_title(bias_before: float, bias_after: float) -> str:
     """The scale explorer's title: :func:`describe_scale`, and on a second line the layer-norm network's
     Theta(x, x') and Theta(a x, x') at a = 1/4 and 4 (in the figure, so that a saved notebook shows them)."""
     theta, base = kernel_vs_scale(bias_before, bias_after)
-    line = _("with layer norm: Θ(x, x′) = {base:.4f}; Θ(a x, x′) = {low:.4f} at a = 1/4 and {high:.4f} at a = 4")
+    line = _("with layer norm: Θ(x/4, x′) = {low:.4f}, Θ(x, x′) = {base:.4f}, Θ(4x, x′) = {high:.4f}")
     return describe_scale(bias_before, bias_after) + "\n" + line.format(base=base, low=float(theta[0]),
                                                                         high=float(theta[-1]))
 
@@ -263,7 +279,7 @@ def idea_diagram():
     return fig
 
 
-__all__ = ["D", "PAIR", "RESAMPLES", "SCALES", "SIGMA_W", "X1", "batch_mates", "batch_outputs", "batch_title",
+__all__ = ["ALIGNED", "D", "PAIR", "PAIRS", "RESAMPLES", "SCALES", "SIGMA_W", "X1", "batch_mates", "batch_outputs", "batch_title",
            "batch_with_x1", "bn_network", "describe_batch", "describe_scale", "draw_batch", "draw_scale",
            "finite_ntk_ratio", "flatness", "idea_diagram", "kernel_vs_scale", "ln_network", "scale_title",
            "unit_outputs"]
