@@ -76,6 +76,17 @@ def test_a_learning_rate_too_small_is_trivial():
         f"expected r = 3/2, stable and trivial; got {verdict}"
 
 
+def test_non_triviality_is_not_defined_for_an_unstable_parameterization():
+    """Standard at a fixed eta (output moves like m^1) and the NTK variances with eta = (m, 1, 1/m), i.e.
+    a = (0, 1/2, 1), b = (0, 0, -1/2), c = -1 (r = 1/2 - 2 + 1 = -1/2): unstable, so non-triviality is None."""
+    for abc in (course.ABC["standard, fixed η"], ((0, half, 1), (0, 0, -half), -1)):
+        verdict = course.classify(*abc)
+        assert (verdict.stable, verdict.nontrivial, verdict.regime) == (False, None, "unstable"), f"{abc}: {verdict}"
+        assert course.nontrivial_name(verdict) == "n/a (unstable)", course.nontrivial_name(verdict)
+    assert course.classify((0, half, 1), (0, 0, -half), -1).r == -half
+    assert course.nontrivial_name(course.classify(*course.ABC["NTK"])) == "True"
+
+
 def test_an_output_that_blows_up_at_initialization_is_unstable():
     a, b, c = course.ABC["NTK"]
     verdict = course.classify(a, (0, 0, -half), c)                   # output variance m^0: f_0 ~ sqrt(m)
@@ -150,6 +161,26 @@ def test_the_explorer_sentence_matches_the_measured_feature_change():
     lazy, learning = course.trained("NTK, η = 0.5", 1024)[0], course.trained("μP, η = 0.02", 1024)[0]
     assert lazy.feature_change < 0.01 < 0.2 < learning.feature_change, \
         f"lazy < 0.01 and feature learning > 0.2 expected: {lazy.feature_change:.3g}, {learning.feature_change:.3g}"
+
+
+def test_mup_moves_its_hidden_matrix_by_a_vanishing_fraction_while_its_features_move_by_order_one():
+    """Two hidden layers: ||dW||_F / ||W||_F falls like m^-1/2 (a nearly rank-one update of Theta(1) operator norm
+    against ||W_0||_F ~ sqrt(m) ||W_0||_2 / 2), while h^2 and the operator-norm ratio do not fall."""
+    small, large = course.hidden_matrix_movement(256), course.hidden_matrix_movement(1024)
+    slope = np.log(large["frobenius"] / small["frobenius"]) / np.log(4)
+    assert abs(slope + 0.5) < 0.1, f"Frobenius slope expected -0.5, measured {slope:.3f} ({small}, {large})"
+    for key in ("operator", "features"):
+        ratio = large[key] / small[key]
+        assert 0.8 < ratio < 1.25, f"{key}: width-independent expected, 1024/256 ratio {ratio:.3f}"
+    assert large["features"] > 0.3, f"features move by Theta(1): {large['features']:.3f}"
+
+
+def test_the_explorer_writes_its_sentences_under_the_figure():
+    course.draw_training("NTK, η = 0.5", 256)
+    texts = " ".join(t.get_text() for t in plt.gcf().texts)
+    plt.close("all")
+    record, stability = course.trained("NTK, η = 0.5", 256)
+    assert f"{stability:.3g}" in texts and f"{record.feature_change:.3g}" in texts, f"figure texts: {texts!r}"
 
 
 def test_the_explorer_draws_a_takeaway_title():

@@ -141,14 +141,15 @@ class Classification:
         r: the exponent r (the last hidden layer's features move like m^-r in training).
         stable_at_init: features Theta(1), output O(1) at initialization.
         stable: stable at initialization and in training.
-        nontrivial: the output moves by Theta(1) in training.
+        nontrivial: the output moves by Theta(1) in training; None for an unstable parameterization, for which
+            Yang & Hu define no non-triviality.
         regime: "unstable", "trivial", "kernel regime" or "feature learning".
     """
 
     r: Fraction
     stable_at_init: bool
     stable: bool
-    nontrivial: bool
+    nontrivial: bool | None
     regime: str
 
 
@@ -159,7 +160,7 @@ def classify(a, b, c, hidden_layers: int = 2) -> Classification:
 
     - stable at initialization: a_1 + b_1 = 0, a_l + b_l = 1/2 for the hidden matrices, a_out + b_out >= 1/2;
     - stable in training: also r >= 0, 2 a_out + c >= 1 and a_out + b_out + r >= 1;
-    - nontrivial: 2 a_out + c = 1 or a_out + b_out + r = 1;
+    - nontrivial (defined only for a stable one; None otherwise): 2 a_out + c = 1 or a_out + b_out + r = 1;
     - a stable nontrivial parameterization learns features if r = 0, is in the kernel regime if r > 0.
     """
     hidden_layers = check_int("hidden_layers", hidden_layers, minimum=1)
@@ -168,10 +169,15 @@ def classify(a, b, c, hidden_layers: int = 2) -> Classification:
     r = min(ao + bo, 2 * ao + c) + c - 1 + min(first)
     at_init = a1 + b1 == 0 and (hidden_layers == 1 or ah + bh == half) and ao + bo >= half
     stable = at_init and r >= 0 and 2 * ao + c >= 1 and ao + bo + r >= 1
-    nontrivial = 2 * ao + c == 1 or ao + bo + r == 1
+    nontrivial = (2 * ao + c == 1 or ao + bo + r == 1) if stable else None
     regime = ("unstable" if not stable else "trivial" if not nontrivial
               else "feature learning" if r == 0 else "kernel regime")
     return Classification(r, at_init, stable, nontrivial, regime)
+
+
+def nontrivial_name(verdict: Classification) -> str:
+    """``verdict.nontrivial`` as printed: True, False, or "n/a (unstable)" (translated)."""
+    return _("n/a (unstable)") if verdict.nontrivial is None else str(verdict.nontrivial)
 
 
 def power(exponent) -> str:
@@ -234,11 +240,12 @@ class Movement:
     outputs: float
 
 
-def movement(parameterization: str, width: int, *, lr: float, seed: int = 0, steps: int = 50) -> Movement:
-    """:class:`Movement` of ``network(parameterization, width, seed=seed)`` trained for ``steps`` steps at ``lr``
-    on :func:`training_data`."""
+def movement(parameterization: str, width: int, *, lr: float, seed: int = 0, steps: int = 50,
+             activation: str = "relu") -> Movement:
+    """:class:`Movement` of ``network(parameterization, width, seed=seed, activation=activation)`` trained for
+    ``steps`` steps at ``lr`` on :func:`training_data`."""
     x, y = training_data()
-    model = network(parameterization, width, seed=seed)
+    model = network(parameterization, width, seed=seed, activation=activation)
     weights = list(model.parameters())
     start = [w.detach().clone() for w in weights]
     with torch.no_grad():
@@ -250,6 +257,25 @@ def movement(parameterization: str, width: int, *, lr: float, seed: int = 0, ste
                            / sum(float(w0.pow(2).sum()) for w0 in start))
     return Movement(ntk=record.ntk_change, feature_kernel=record.feature_change, features=_rms(h1 - h0) / _rms(h0),
                     weights=change, outputs=float((record.outputs[-1] - record.outputs[0]).norm() / y.norm()))
+
+
+def hidden_matrix_movement(width: int, *, lr: float = 0.02, steps: int = 50, seed: int = 0) -> dict:
+    """μP with two hidden layers (one m x m matrix W^2), ``steps`` steps at ``lr`` on :func:`training_data`:
+    ``{"frobenius": ||W_T - W_0||_F / ||W_0||_F, "operator": ||W_T - W_0||_2 / ||W_0||_2, "features":
+    RMS(h^2_T - h^2_0) / RMS(h^2_0)}`` for that matrix and the pre-activations it computes."""
+    x, y = training_data()
+    model = network("mup", check_int("width", width, minimum=2), depth=2, seed=seed)
+    square = [p for p in model.parameters() if p.dim() == 2 and p.shape[0] == p.shape[1] == width]
+    (weight,) = square
+    start = weight.detach().clone()
+    with torch.no_grad():
+        h0 = preactivations(model, x)[1]
+    train(model, x, y, lr=lr, steps=steps, track_kernels=False)
+    with torch.no_grad():
+        change, h1 = weight - start, preactivations(model, x)[1]
+        return {"frobenius": float(change.norm() / start.norm()),
+                "operator": float(torch.linalg.matrix_norm(change, 2) / torch.linalg.matrix_norm(start, 2)),
+                "features": _rms(h1 - h0) / _rms(h0)}
 
 
 def preactivation_rms(width: int, *, extra_one_over_m: bool = False, depth: int = 3, d: int = 8) -> list[float]:
@@ -318,12 +344,13 @@ def idea_diagram():
         exponent = float(one_step_exponents(width_exponents(*ABC[row]))[1])
         shift = 0.93 if row == "standard, η ∝ 1/m" else 1.0                   # the two lazy lines coincide
         ax.loglog(widths, shift * (widths / widths[0]) ** exponent, style, color=colour, lw=2.2,
-                  label=text + f"  ({power(Fraction(exponent).limit_denominator(2))})")
+                  label=_("{text} (predicted {power})").format(
+                      text=text, power=power(Fraction(exponent).limit_denominator(2))))
     ax.axhline(1, color="0.6", lw=0.6)
     from .plotting import width_ticks
     width_ticks(ax, widths.astype(int))
     ax.set_xlabel("width m")
-    ax.set_ylabel(_("feature change in one step (m = 64: 1)"))
+    ax.set_ylabel(_("predicted feature change in one step\n(m = 64: 1; dashed line drawn at 0.93)"))
     ax.set_title(_("One power of m decides: features that freeze (lazy) or that keep moving (μP)"))
     ax.legend(loc="upper left", fontsize="small")
     return fig
@@ -437,27 +464,30 @@ def describe_training(setting: str, width: int) -> str:
     else:
         story = _("stable at this width, but λ_max grows like m: at a fixed η a wider network diverges")
     return textwrap.fill(_("{setting}, width {width}: η·λ_max/n = {stability:.3g}; NTK change {ntk:.3g}, "
-                           "feature change {features:.3g}, loss {start:.3g} → {end:.3g}. {story}").format(
+                           "feature-kernel change {features:.3g}, loss {start:.3g} → {end:.3g}. {story}").format(
         setting=setting_name(setting), width=width, stability=stability, ntk=record.ntk_change,
         features=record.feature_change, start=float(record.loss[0]), end=float(record.loss[-1]), story=story), 110)
 
 
 def draw_training(setting: str, width: int) -> None:
     """The explorer: the feature kernel's entries after 50 steps against before (left) and the training loss
-    (right) for ``setting`` at ``width``, and the sentences of :func:`describe_training`."""
+    (right) for ``setting`` at ``width``, and the sentences of :func:`describe_training` under the figure."""
     import matplotlib.pyplot as plt
 
     record, _unused = trained(setting, width)
     colour = COLOURS[_setting(setting)[0]]
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.8))
     right.semilogy(record.loss, color=colour)
+    right.set_title(_("The loss overflows") if record.diverged_at is not None
+                    else _("The loss falls"), fontsize=10.5)
     right.set_xlabel("step")
     right.set_ylabel("training loss")
     left.set_xlabel("feature kernel entry before training")
     left.set_ylabel("same entry after training")
     if record.diverged_at is not None:
         fig.suptitle(_("Diverged: η·λ_max/n is above 2 at this width"))
-        left.text(0.5, 0.5, f"diverged at step {record.diverged_at}:\nno kernel after training", ha="center",
+        left.text(0.5, 0.5, _("diverged at step {step}:\nno kernel after training").format(step=record.diverged_at),
+                  ha="center",
                   va="center", transform=left.transAxes)
         left.axis("off")
     else:
@@ -470,11 +500,14 @@ def draw_training(setting: str, width: int) -> None:
             fig.suptitle(_("Feature learning: the feature kernel's entries leave the diagonal"))
         else:
             fig.suptitle(_("Lazy: the feature kernel's entries stay on the diagonal"))
-    print(describe_training(setting, width))
+    text = describe_training(setting, width)                   # under the figure, so a saved view shows it too
+    wide = sum(ord(ch) > 0x2E80 for ch in text) > len(text) / 4   # Chinese: about half as many characters a line
+    fig.text(0.5, -0.02, textwrap.fill(" ".join(text.split()), 60 if wide else 120), ha="center", va="top",
+             fontsize=9)
 
 
 __all__ = ["ABC", "COLOURS", "Classification", "Movement", "QUANTITIES", "ROW", "SETTINGS", "WidthExponents",
-           "classify", "describe_training", "draw_initialization", "draw_movement", "draw_one_step", "draw_training",
-           "idea_diagram", "learning_rate", "movement", "network", "one_step_changes", "one_step_exponents", "power",
+           "classify", "describe_training", "hidden_matrix_movement", "draw_initialization", "draw_movement", "draw_one_step", "draw_training",
+           "idea_diagram", "learning_rate", "movement", "network", "nontrivial_name", "one_step_changes", "one_step_exponents", "power",
            "preactivation_rms", "quantity_label", "regime_name", "row_name", "setting_name", "stability_number",
            "trained", "training_data", "width_exponents"]
