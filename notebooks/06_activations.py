@@ -40,23 +40,23 @@ SQRT2 = math.sqrt(2)
 # ## The idea in one picture
 #
 # An activation $\phi$ enters the NTK only through two Gaussian averages, $\mathbb E[\phi(u)\phi(v)]$ and
-# $\mathbb E[\phi'(u)\phi'(v)]$ (lesson 02). ReLU's kink at $0$ gives its kernel a corner where the two inputs
-# meet, and a corner costs a power-law tail of eigenvalues; tanh is smooth, and its eigenvalues fall faster than
-# any power.
+# $\mathbb E[\phi'(u)\phi'(v)]$ (lesson 02). ReLU's kink at $0$ gives its NTK a corner where the two inputs
+# meet (through the jump of $\phi'$ in $\mathbb E[\phi'\phi']$), and a corner costs a power-law tail of
+# eigenvalues; tanh is smooth, and its eigenvalues fall faster than any power.
 
 # %%
 course.idea_figure()
 plt.show()
 
 # %% [markdown]
-# Left: the two activations. Middle: the NTK of one hidden layer (no bias) between a point $x$ of the circle and a
-# point $x'$ at angle $\theta$, divided by its value at $\theta = 0$, over a whole turn $\theta \in [-\pi, \pi]$:
-# ReLU's curve has a corner at $\theta = 0$, tanh's is rounded (the inset magnifies
-# $\lvert\theta\rvert < 0.3$). Right: the kernel's eigenvalues $\mu_k$ on the
+# Left: the two activations. Middle: how far the NTK $\kappa$ of one hidden layer (no bias) between a point $x$ of the
+# circle and a point $x'$ at angle $\theta$ has fallen from its value at $\theta = 0$, $1 - \kappa(\theta)/\kappa(0)$,
+# on logarithmic axes: near $\theta = 0$ ReLU's falls like $\lvert\theta\rvert$ (slope 1, a corner), tanh's like
+# $\theta^2$ (slope 2, a rounded top). Right: the kernel's eigenvalues $\mu_k$ on the
 # circle, one for each frequency $k$ (defined in §4.5.2), divided by the largest one, $\mu_{\max}$. The dashed line
 # $0.3\,k^{-2}$ is a guide of slope $-2$ with the constant chosen to sit near ReLU's points. tanh shows only odd
-# $k$ and stops at $k = 25$: its even eigenvalues are exactly zero (§4.5.2), and below $10^{-10}\mu_{\max}$ its
-# values are quadrature error, not spectrum (§4.5.2 explains both).
+# $k$ and stops at $k = 25$: its even eigenvalues are exactly zero, and we do not draw its coefficients below
+# $10^{-10}\mu_{\max}$, a safety margin above the error of the quadrature that computes them (§4.5.2 explains both).
 #
 # ## 4.5.1 Homogeneity, and what replaces it for tanh
 #
@@ -100,7 +100,8 @@ plt.show()
 # %% [markdown]
 # The dotted line is the NTK of the same network with the identity in place of tanh, divided by the tanh network's
 # NTK at $a = 1$: for small inputs tanh's kernel is the linear network's, scaled like $a^2$, because $\tanh'(0) =
-# 1$. For large inputs the curve falls: a saturated tanh neither grows with its input nor passes gradients back.
+# 1$. (erf levels off at its own height: question 2 of "Check your understanding".) For large inputs the curve
+# falls: a saturated tanh neither grows with its input nor passes gradients back.
 # With a bias, ReLU's kernel tends to a constant for small inputs (the bias terms), so the ratio grows like $a^{-2}$.
 
 # %% tags=["check"]
@@ -120,10 +121,11 @@ nh.check_between("ReLU with σ_b = 0.5 at a = 0.01: the bias dominates (ratio ab
 # %% [markdown]
 # ### tanh and erf: the size of the input sets the shape
 #
-# What survives of homogeneity for a bias-free tanh or erf network is the dependence on the input only through
-# $\lVert x\rVert$, $\lVert x'\rVert$ and $x \cdot x'$, as for every MLP with i.i.d. Gaussian weights: the kernels are
-# **rotation invariant** (turn both inputs together and nothing changes). Their *normalized* kernels now depend on
-# the scale. erf has a closed form (Williams 1997), which we use because it reaches any scale:
+# Like every MLP with i.i.d. Gaussian weights, a bias-free tanh or erf network has kernels that depend on the inputs
+# only through $\lVert x\rVert$, $\lVert x'\rVert$ and $x \cdot x'$: they are **rotation invariant** (turn both inputs
+# together and nothing changes). That has nothing to do with homogeneity. What tanh and erf lack is the scaling:
+# their *normalized* kernels depend on the scale. erf has a closed form (Williams 1997), which we use because it
+# reaches any scale:
 #
 # $$\mathbb E[\operatorname{erf}(u)\operatorname{erf}(v)] = \tfrac2\pi\arcsin\frac{2\Sigma_{12}}{\sqrt{(1 + 2\Sigma_{11})
 #   (1 + 2\Sigma_{22})}}.$$
@@ -202,25 +204,31 @@ nh.check_between("erf NNGP: relative change under the shift", abs(after - before
 # Why should smoothness matter? A Fourier series falls fast exactly when the function is smooth. ReLU's
 # $\kappa(\cos\theta)$ has a corner, $\kappa \approx \kappa(1)(1 - c\,\lvert\theta\rvert)$ near $\theta = 0$, and a
 # corner makes the Fourier coefficients fall like $k^{-2}$. On the sphere $S^{d-1}$ the one-hidden-layer ReLU
-# NTK's coefficients fall like $k^{-d}$ (Bietti & Mairal 2019); its function space is that of the Laplace kernel
-# $e^{-\lVert x - x'\rVert}$ (Geifman et al. 2020; Chen & Xu 2021), and deeper ReLU NTKs keep the same $k^{-d}$
-# (Bietti & Bach 2021). Smooth activations give smooth kernels:
+# NTK's nonzero coefficients fall like $k^{-d}$ (Bietti & Mairal 2019), and deeper ReLU NTKs keep the same $k^{-d}$
+# (Bietti & Bach 2021). With a bias (Geifman et al. 2020), or with two or more hidden layers (Chen & Xu 2021), its
+# function space on the sphere is that of the Laplace kernel $e^{-\lVert x - x'\rVert}$; bias-free with one hidden
+# layer it is smaller: it misses the odd degrees $k \ge 3$ (next section). Smooth activations give smooth kernels:
 #
-# - **erf** is an entire function, and its one-hidden-layer kernels are analytic in $\rho = \cos\theta$ up to
-#   the singularity $\rho_0 = 1 + 1/(2q)$ of the closed form above ($q$: the pre-activation variance, $\sigma_w^2$
-#   here). A
-#   function analytic up to $\rho_0 > 1$ has coefficients that fall **geometrically**, like $r^k$ with $r = \rho_0 -
-#   \sqrt{\rho_0^2 - 1}$ (`course.erf_rate`).
-# - **tanh** has poles at $u = \pm i\pi/2$. Its dual kernel, $\sum_n a_n^2\rho^n$ in the Hermite coefficients $a_n$ of
-#   the activation (Daniely et al. 2016), is smooth on $[-1, 1]$ but has its singularity at $\rho = 1$ itself. Its
-#   coefficients fall faster than any power of $k$, but, as we will measure, at no fixed geometric rate.
+# - **erf** is an entire function, but off the real axis it grows like $e^{y^2}$, and the Gaussian average feels
+#   that growth: its one-hidden-layer kernels are analytic in $\rho = \cos\theta$ only up to the singularity
+#   $\rho_0 = 1 + 1/(2q)$ of the closed form above ($q$: the pre-activation variance, $\sigma_w^2$ here). Being
+#   entire alone would not give more. A function analytic up to $\rho_0 > 1$ has coefficients that fall
+#   **geometrically**, like $r^k$ with $r = \rho_0 - \sqrt{\rho_0^2 - 1}$ (`course.erf_rate`).
+# - **tanh** is analytic only in the strip $\lvert\operatorname{Im} u\rvert < \pi/2$ (poles at $u = \pm i\pi/2$), so
+#   its Hermite coefficients $a_n$ fall only like $e^{-c\sqrt n}$. Its dual kernel, $\sum_n a_n^2\rho^n$ (Daniely et
+#   al. 2016), then has radius of convergence exactly 1: it is infinitely differentiable on $[-1, 1]$ but not analytic
+#   at $\rho = 1$. Such a kernel's coefficients fall faster than any power of $k$, but not geometrically; our
+#   measurement below is consistent with that.
 #
 # A statistic that tells these decays apart is the **step ratio** $\mu_{k+2}/\mu_k$: it tends to 1 for a power law
 # ($(k/(k+2))^p \to 1$), to the constant $r^2 < 1$ for a geometric decay, and creeps up towards 1, slowly, for a
 # decay between the two. One caveat first: tanh's kernel comes from a quadrature (the trapezoidal rule for $z \in
-# [-7, 7]$), which is accurate to about $10^{-12}$ of the kernel, so its coefficients below about
-# $10^{-11}\mu_{\max}$ are quadrature error. We drop every tanh coefficient below $10^{-10}\mu_{\max}$
-# (`course.QUADRATURE_FLOOR`), and every closed-form one below $10^{-13}\mu_{\max}$ (float64 rounding).
+# [-7, 7]$, step 0.33), which is accurate to about $10^{-10}$ of the kernel. Recomputed on a finer grid (step 0.1,
+# $z \in [-11, 11]$, `course.fine_tanh_spectrum`), its coefficients are off by at most $3 \cdot 10^{-11}\mu_{\max}$
+# (at $k = 1$) and by about $10^{-12}\mu_{\max}$ for $k \ge 25$. As a safety margin we drop every tanh coefficient
+# below $10^{-10}\mu_{\max}$ (`course.QUADRATURE_FLOOR`), so the plotted tanh spectrum ends at $k = 25$ by our
+# choice, not the kernel's: the finer grid gives $\mu_{27} = 5.4 \cdot 10^{-11}\mu_{\max}$ and $\mu_{29} = 1.4
+# \cdot 10^{-11}\mu_{\max}$. Closed-form coefficients are dropped below $10^{-13}\mu_{\max}$ (float64 rounding).
 
 # %%
 settings = {"ReLU": ("relu", SQRT2), "tanh": ("tanh", 1.0), "erf": ("erf", 1.0)}   # one hidden layer, no bias
@@ -229,14 +237,16 @@ r_squared = course.erf_rate(1.0) ** 2
 fig, axes = plt.subplots(1, 2, figsize=(13, 4))
 for (name, mu), color in zip(spectra.items(), PALETTE):
     act = settings[name][0]
-    ks = np.arange(2, 81, 2) if act == "relu" else np.arange(1, 81, 2)      # the modes that are present
+    # the modes present (ReLU's k = 0 lies off the logarithmic axis)
+    ks = np.r_[1, 2:81:2] if act == "relu" else np.arange(1, 81, 2)
     relative = mu[ks] / np.abs(mu).max()
     keep = relative > course.noise_floor(act)
     axes[0].loglog(ks[keep], relative[keep], "o", ms=3, color=color, label=name)
     pairs = ks[keep][:-1][np.isin(ks[keep][:-1] + 2, ks[keep])]
     axes[1].semilogx(pairs, [course.step_ratio(mu, k) for k in pairs], "o-", ms=3, color=color, label=name)
 axes[0].loglog(np.arange(2, 81), 0.3 * np.arange(2, 81) ** -2.0, "k--", lw=1, label="0.3 k⁻²")
-axes[0].axhline(course.QUADRATURE_FLOOR, color="0.5", ls=":", label=nh._("tanh's noise floor (10⁻¹⁰ μ_max)"))
+axes[0].axhline(course.QUADRATURE_FLOOR, color="0.5", ls=":",
+                label=nh._("tanh's floor: 10⁻¹⁰ μ_max, above the quadrature error"))
 axes[0].set_ylabel("μ_k / μ_max")
 axes[0].set_title(nh._("ReLU falls like k⁻², tanh and erf far faster"))
 axes[1].axhline(r_squared, color=PALETTE[2], ls="--", lw=1, label=nh._("erf: r² from the closed form"))
@@ -251,9 +261,10 @@ plt.show()
 # %% [markdown]
 # On the left, ReLU's even coefficients follow the $k^{-2}$ guide; tanh's and erf's (only odd $k$) bend down. On the
 # right, each point compares a coefficient with the one two steps higher (only the modes present, above the floor).
-# erf's ratio settles just below the dashed line $r^2 = 0.146$ computed from the closed form: a geometric decay.
-# tanh's ratio keeps rising (from 0.19 at $k = 13$ to 0.25 at $k = 23$) while erf's has flattened out (0.135, 0.140):
-# tanh's decay is not geometric, but it is still far below ReLU's ratios, which approach 1.
+# erf's ratio creeps up to just below the dashed line $r^2 = 0.146$ computed from the closed form (0.135 at $k = 13$,
+# 0.140 at $k = 23$): a geometric decay. tanh's ratio rises faster (from 0.19 at $k = 13$ to 0.25 at $k = 23$),
+# which is consistent with a decay that is not geometric (about eleven odd modes are above the floor, so this is
+# evidence, not proof; the reason is the one given above). It stays far below ReLU's ratios, which approach 1.
 
 # %% tags=["check"]
 relu, tanh_mu, erf_mu = spectra["ReLU"], spectra["tanh"], spectra["erf"]
@@ -271,7 +282,15 @@ nh.check_close("erf: step ratios at k = 13 and 23 (0.135, 0.140)",
                [course.step_ratio(erf_mu, 13), course.step_ratio(erf_mu, 23)], [0.135, 0.1395], atol=0.002)
 nh.check_between("tanh: μ_25 / μ_max, the last coefficient kept, above the floor",
                  tanh_mu[25] / tanh_mu[1], 1e-10, 1e-9)
-nh.check_between("tanh: μ_27 / μ_max, below the floor", tanh_mu[27] / tanh_mu[1], 0, 1e-10)
+fine_mu = course.fine_tanh_spectrum(1.0)       # the same kernel on a finer grid (step 0.1, z in ±11)
+nh.check_between("tanh, finer grid: largest |Δμ_k| / μ_max (below 3e-11)",
+                 np.abs(fine_mu - tanh_mu).max() / fine_mu[1], 0, 3e-11)
+nh.check_between("tanh, finer grid: largest |Δμ_k| / μ_max for k ≥ 25 (about 1e-12)",
+                 np.abs(fine_mu - tanh_mu)[25:].max() / fine_mu[1], 0, 2e-12)
+nh.check_close("tanh, finer grid: μ₂₇ / μ_max (5.4e-11, below our floor)", fine_mu[27] / fine_mu[1], 5.44e-11,
+               rtol=0.02)
+nh.check_close("tanh: μ₂₇ of the lesson's grid / of the finer grid", tanh_mu[27] / fine_mu[27], 1.0,
+               rtol=0.05)
 _, circle = nh.circle(course.POINTS)             # erf by the same quadrature as tanh, against its closed form
 by_quadrature = nh.mlp(1, nh.elementwise(torch.erf, "erf"), sigma_w=1.0).kernel(circle[:1], circle).ntk[0]
 quadrature_error = (torch.fft.rfft(by_quadrature).real / course.POINTS).numpy() - erf_mu
@@ -282,7 +301,8 @@ nh.check_that("erf by quadrature − closed form: largest coefficient error belo
 # %% [markdown]
 # ### Which modes exist: parity and depth
 #
-# The left panel showed only even $k$ for ReLU (and $k = 1$) and only odd $k$ for tanh and erf. Both are parity
+# The left panel showed only $k = 1$ and even $k$ for ReLU ($k = 0$, also present, lies off the logarithmic axis)
+# and only odd $k$ for tanh and erf. Both are parity
 # facts about networks **without bias**:
 #
 # - tanh and erf are odd functions, so a bias-free network is odd, $f(-x) = -f(x)$, and so are its kernels in each
@@ -358,7 +378,7 @@ axes[1].loglog(np.arange(1, 801), gram, ".", ms=3, color=PALETTE[1], label=nh._(
 axes[1].loglog(index[30:800], 1.3 * index[30:800] ** -1.5, "--", color=PALETTE[0], lw=1, label="1.3 i^(−3/2)")
 axes[1].set_xlabel(nh._("index i (largest first)"))
 axes[1].set_ylabel(nh._("i-th eigenvalue"))
-axes[1].set_title(nh._("The staircase falls like i^(−3/2); the Gram matrix follows it"))
+axes[1].set_title(nh._("The staircase falls like i^(−3/2); the Gram matrix follows its first blocks"))
 for ax in axes:
     ax.legend(fontsize=9)
 plt.show()
@@ -388,19 +408,25 @@ for k in [0, 1, 2, 4, 6]:
     blocks.append(gram[start:start + 2 * k + 1].mean() / relu_sphere[k])
     start += 2 * k + 1
 nh.check_close("S², ReLU: Gram block means / μ_k for k = 0, 1, 2, 4, 6", blocks, np.ones(5), rtol=0.02)
-nh.check_close("S², erf: step ratio at k = 21 / r² (geometric, the same rate as on the circle)",
-               course.step_ratio(sphere_mu["erf"], 21) / r_squared, 1.0, rtol=0.1)
+nh.check_between("S², erf: step ratio at k = 21 / r² (0.91: approaching the circle's rate from below)",
+                 course.step_ratio(sphere_mu["erf"], 21) / r_squared, 0.88, 0.95)
 
 # %% [markdown]
 # ## 4.5.3 ReLU against tanh: depth, order and chaos
 #
 # Depth applies the layer map again and again. For ReLU without bias, homogeneity makes $\sigma_w$ a pure scale:
 # with $\sigma_w^2 = 2$ the variance stays put and $\Theta(x, x) = (L + 1)\,\Sigma^{(1)}(x, x)$ grows linearly. For
-# tanh without bias the variance map has the fixed point $q = 0$, and $\chi_1 = \sigma_w^2\,\mathbb E[\tanh'(u)^2]$
-# decides its fate (lesson 02; Poole et al. 2016; Schoenholz et al. 2017): for $\sigma_w < 1$ (**ordered**) the
-# variance dies out exponentially; $\sigma_w = 1$ is the boundary, where $\chi_1 = \tanh'(0)^2 = 1$ and the variance
-# decays only like $1/(2l)$; for $\sigma_w > 1$ (**chaotic**) the variance settles at some $q^* > 0$ and the
-# correlation of two different inputs is driven to 0. We follow the NTK at 60° (normalized) and on the diagonal.
+# tanh without bias the variance map has the fixed point $q = 0$, and the slope factor $\chi(q) = \sigma_w^2\,\mathbb
+# E[\tanh'(u)^2]$ ($u \sim \mathcal N(0, q)$), taken at $q = 0$ where it equals $\sigma_w^2$, decides its fate (lesson 02; Poole et al. 2016; Schoenholz et al.
+# 2017): for $\sigma_w < 1$ (we call it **ordered**, as those papers do) the variance dies out exponentially;
+# $\sigma_w = 1$ is the boundary, where $\chi(0) = \tanh'(0)^2 = 1$ and the variance decays only like $1/(2l)$; for
+# $\sigma_w > 1$ (**chaotic**) the variance settles at some $q^* > 0$ and the correlation of two different inputs is
+# driven to 0. One warning about the word: in those papers the ordered phase drives every correlation to 1, but that
+# needs a bias, $\sigma_b > 0$. Without a bias the variance goes to 0, the deeper layers act almost linearly, and
+# they keep the correlation they receive. On the diagonal, each layer adds its variance and multiplies what came
+# before by $\chi$ at that layer's variance: $\Theta^{(l+1)}(x, x) =
+# \Sigma^{(l+1)}(x, x) + \chi^{(l+1)}\,\Theta^{(l)}(x, x)$. We follow the NTK at 60° (normalized) and on the
+# diagonal.
 
 # %%
 depth_settings = {nh._("ReLU, σ_w = √2"): ("relu", SQRT2), nh._("tanh, σ_w = 0.8 (ordered)"): ("tanh", 0.8),
@@ -413,10 +439,10 @@ for (name, row), marker in zip(rows.items(), "os^D"):
     axes[0].plot(layers, row[:, row.shape[1] // 6] / row[:, 0], marker + "-", ms=4, label=name)
     axes[1].semilogy(layers, row[:, 0], marker + "-", ms=4, label=name)
 axes[0].set_ylabel(nh._("normalized NTK at 60°"))
-axes[0].set_title(nh._("Chaos decorrelates inputs; ReLU drifts; order barely moves"))
+axes[0].set_title(nh._("Chaos decorrelates inputs; ReLU drifts; bias-free order barely moves"))
 axes[1].axhline(0.5, color="k", ls=":", lw=1, label=nh._("½: the boundary's limit"))
 axes[1].set_ylabel("Θ(x, x)")
-axes[1].set_title(nh._("Θ(x, x): ReLU grows linearly, ordered tanh vanishes"))
+axes[1].set_title(nh._("Θ(x, x): ReLU grows linearly, chaotic tanh like χ₁^L, ordered tanh vanishes"))
 for ax in axes:
     ax.set_xlabel(nh._("number of hidden layers L"))
     ax.legend(fontsize=8)
@@ -426,11 +452,23 @@ print(nh._("tanh, σ_w = 1.5: μ₉/μ_max = {one:.1e} at depth 1, {twelve:.3f} 
     one=chaos[1][9] / chaos[1][1], twelve=chaos[12][9] / chaos[12][1]))
 
 # %% [markdown]
+# On the right, the chaotic tanh network's $\Theta(x, x)$ grows **exponentially**, from 2.9 at one layer to 27.4 at
+# 12, past ReLU's 26: each layer multiplies it by $\chi$, 1.30 at the first step and 1.17 at the twelfth, and the
+# factor tends to $\chi_1 = \chi(q^*) = 1.14$ at the fixed point $q^* = 0.79$ (Poole et al.'s $\chi_1$), so $\Theta
+# \propto \chi_1^L$ for deep networks.
+# The ordered network's falls towards 0 (0.0096 at 12 layers).
+#
 # The dotted line at ½ belongs to the boundary case: there $\Theta(x, x)$ falls only slowly, 0.60 at 12 layers and
-# 0.503 at 1000, and tends to ½ while the variance itself goes to 0 like $1/(2l)$ ($l\,\Sigma^{(l)} = 0.501$ at
-# $l = 1000$). Only the chaotic tanh network's correlation at 60° falls fast (0.388 → 0.098 in 12 layers; ReLU's
-# drifts, 0.471 → 0.363); in its spectrum this is weight moving to high frequencies (the printed $\mu_9$). Yang &
-# Salman (2019) map how $\sigma_w$, $\sigma_b$ and depth move the NTK's spectrum between low and high degrees.
+# 0.503 at 1000. Why ½? Unrolling the recursion, $\Theta^{(L)} = \sum_l \Sigma^{(l)}\prod_{m > l}\chi^{(m)}$. The
+# variance decays like $\Sigma^{(l)} \approx 1/(2l)$ ($l\,\Sigma^{(l)} = 0.501$ at $l = 1000$), and for small variance
+# $\chi \approx 1 - 2\Sigma$, so $\chi^{(m)} \approx 1 - 1/m$ and the product is about $l/L$. The sum becomes
+# $\sum_{l \le L} \tfrac1{2l}\cdot\tfrac lL = \tfrac12$.
+#
+# On the left, only the chaotic tanh network's normalized NTK at 60° falls fast (0.388 → 0.098 in 12 layers); ReLU's
+# drifts (0.471 → 0.363), and the bias-free ordered network's stays between 0.46 and 0.47, near the linear kernel's
+# $\cos 60° = 0.5$, and does not go to 1. In the chaotic spectrum the decorrelation is weight moving to high
+# frequencies (the printed $\mu_9$). Yang & Salman (2019) map how $\sigma_w$, $\sigma_b$ and depth move the NTK's
+# spectrum between low and high degrees.
 
 # %% tags=["check"]
 by_depth = {name: row[:, row.shape[1] // 6] / row[:, 0] for name, row in rows.items()}       # 60°
@@ -444,6 +482,23 @@ nh.check_close("tanh, σ_w = 1.5: normalized NTK at 60°, depth 1 and 12 (0.388,
 ordered = by_depth[nh._("tanh, σ_w = 0.8 (ordered)")]
 nh.check_between("tanh, σ_w = 0.8: spread of the normalized NTK at 60° over depth 1 … 12", np.ptp(ordered),
                  0, 0.02)
+nh.check_close("tanh, σ_w = 0.8: normalized NTK at 60°, depth 1 and 12 (0.462, 0.469)", ordered[[0, 11]],
+               [0.462, 0.469], atol=0.001)
+chaotic_diagonal = rows[nh._("tanh, σ_w = 1.5 (chaotic)")][:, 0].numpy()
+nh.check_close("tanh, σ_w = 1.5: Θ(x, x) at depth 1 and 12 / (2.897, 27.44)",
+               chaotic_diagonal[[0, 11]] / [2.897, 27.44], [1.0, 1.0], rtol=0.002)
+nh.check_close("tanh, σ_w = 1.5: Θ⁽¹²⁾/Θ⁽¹¹⁾ on the diagonal (1.17)",
+               chaotic_diagonal[11] / chaotic_diagonal[10], 1.173, atol=0.001)
+z = np.linspace(-12, 12, 4001)                    # an independent χ₁ at the fixed point q*, by numpy
+gauss = np.exp(-z * z / 2) / np.exp(-z * z / 2).sum()
+q_star = 1.0
+for _ in range(300):
+    q_star = 2.25 * float(gauss @ np.tanh(math.sqrt(q_star) * z) ** 2)
+chi_star = 2.25 * float(gauss @ (1 - np.tanh(math.sqrt(q_star) * z) ** 2) ** 2)
+_, deep_chaos = nh.self_kernels_by_depth(1.0, depth=200, activation="tanh", sigma_w=1.5)
+nh.check_close("tanh, σ_w = 1.5: q* (0.79)", q_star, 0.793, atol=0.001)
+nh.check_close("tanh, σ_w = 1.5: Θ⁽²⁰⁰⁾/Θ⁽¹⁹⁹⁾ → χ₁ at q* (1.14)", float(deep_chaos[-1] / deep_chaos[-2]),
+               chi_star, rtol=1e-6)
 nh.check_close("tanh, σ_w = 0.8: Θ(x, x) at depth 12 (0.0096)",
                float(rows[nh._("tanh, σ_w = 0.8 (ordered)")][11, 0]), 0.0096, rtol=0.02)
 variance, ntk_diagonal = nh.self_kernels_by_depth(1.0, depth=1000, activation="tanh", sigma_w=1.0)
@@ -464,10 +519,10 @@ nh.check_close("tanh, σ_w = 1.5: μ₉/μ_max at depth 12 (0.058)", chaos[12][9
 # | homogeneity | $\Theta(ax, bx') = ab\,\Theta(x, x')$ for $a, b > 0$; a bias breaks it | none: linear near 0, saturates far out |
 # | small inputs | same shape at every scale | the linear network's kernel (two layers, $\sigma_w = 1.5$: to 0.5 % at $a = 0.01$) |
 # | normalized kernel vs input scale | independent of the scale | one layer's NNGP: $\cos\theta$ for small inputs, arcsine $1 - 2\theta/\pi$ for large ones |
-# | kernel at $\theta = 0$ | a corner, $1 - c\lvert\theta\rvert$ | smooth |
-# | circle spectrum, one layer | $\mu_k \propto k^{-2}$ (local exponent 2.00 at $k = 40$); $k^{-d}$ on $S^{d-1}$, at every depth | faster than any power, not geometric: $\mu_{k+2}/\mu_k$ rises 0.19 → 0.25 from $k = 13$ to 23 (erf: geometric, ratio → $r^2 = 0.146$) |
+# | NTK at $\theta = 0$ | a corner, $1 - c\lvert\theta\rvert$ (the NNGP is smoother: its singular term is $\lvert\theta\rvert^3$) | smooth, $1 - c\,\theta^2$ |
+# | circle spectrum, one layer | $\mu_k \propto k^{-2}$ (local exponent 2.00 at $k = 40$); $k^{-d}$ on $S^{d-1}$, at every depth | faster than any power, not geometric (dual kernel not analytic at $\rho = 1$); measured: $\mu_{k+2}/\mu_k$ rises 0.19 → 0.25 from $k = 13$ to 23 (erf: geometric, ratio → $r^2 = 0.146$) |
 # | modes present without bias | $k = 0, 1$ and even $k$ at one layer; all $k$ from two layers ($\mu_3/\mu_1 = 0.083$ at two) | odd $k$ only, at every depth |
-# | depth | $\Theta(x, x) = 2(L + 1)$ at $\sigma_w^2 = 2$; normalized NTK at 60°: 0.471 → 0.363 (1 → 12 layers) | $\sigma_w < 1$: $\Theta \to 0$; $\sigma_w = 1$: $\Theta(x, x) \to \tfrac12$; $\sigma_w > 1$: correlations → 0 (0.388 → 0.098 at 60° for $\sigma_w = 1.5$) and the spectrum spreads |
+# | depth | $\Theta(x, x) = 2(L + 1)$ at $\sigma_w^2 = 2$; normalized NTK at 60°: 0.471 → 0.363 (1 → 12 layers) | $\sigma_w < 1$: $\Theta \to 0$, correlations kept (no bias); $\sigma_w = 1$: $\Theta(x, x) \to \tfrac12$; $\sigma_w > 1$: $\Theta(x, x)$ grows like $\chi_1^L$, $\chi_1 = \chi(q^*)$ (2.9 → 27.4 for $\sigma_w = 1.5$), correlations → 0 (0.388 → 0.098 at 60°) and the spectrum spreads |
 # | what a bias is needed for | odd modes $k \ge 3$ at one layer | any even function (next sections) |
 #
 # ## Spectral bias = per-mode learning speed
@@ -480,6 +535,7 @@ nh.check_close("tanh, σ_w = 1.5: μ₉/μ_max at depth 12 (0.058)", chaos[12][9
 # data, so $K$ is circulant and its eigenvectors are the Fourier modes, with eigenvalues $n\mu_k$) and start from
 # $f_0 = 0$, the **mean** network over initializations (one random network starts elsewhere; the mean of $r$ obeys
 # the same equation). Then the residual in mode $k$ decays like $e^{-\eta\mu_k t}$: each frequency has its own clock.
+# (We plot $y - f_t = -r_t$, so each target mode's curve starts at $+1$.)
 
 # %%
 n = 256
@@ -492,7 +548,8 @@ times = np.geomspace(1e-1, 1e5, 60)
 
 
 def residual_of_mode(t, f):
-    residual = eigenvectors @ (torch.exp(-eigenvalues * t / n) * (eigenvectors.T @ target))   # y − f_t, η = 1
+    # y − f_t = −r_t (η = 1; it starts at y)
+    residual = eigenvectors @ (torch.exp(-eigenvalues * t / n) * (eigenvectors.T @ target))
     return float(2 * (residual * torch.cos(f * theta_train)).mean())                        # its cos(fθ) part
 
 
@@ -523,17 +580,17 @@ nh.check_that("higher modes are slower", half_life[1] < half_life[4] < half_life
               expected="k = 1 < 4 < 10")
 
 # %% [markdown]
-# ReLU's polynomial decay makes high frequencies slow, not impossible: that is spectral bias (Basri et al. 2019;
-# Bietti & Mairal 2019). A kernel whose $\mu_k$ falls faster learns high frequencies far more slowly still; and a
-# mode with $\mu_k = 0$ is never learned.
+# ReLU's polynomial decay makes high frequencies slow, not impossible (for the even modes; with one bias-free hidden
+# layer the odd $k \ge 3$ need a bias or a second layer): that is spectral bias (Basri et al. 2019; Bietti & Mairal
+# 2019). A kernel whose $\mu_k$ falls faster learns high frequencies far more slowly still.
 #
 # ## The parity pitfall
 #
 # Without biases, tanh is odd and so is every network built from it: $f(-x) = -f(x)$. Its kernels are odd in each
 # argument, so kernel regression can only produce **odd functions**. When the training inputs come in mirror pairs
 # ($x$ and $-x$), as here, it fits the odd part of the target and drops the even part. We fit $y = x^2 + x/2$ (even
-# part $x^2$, odd part $x/2$) on 21 inputs in $[-2, 2]$, with a two-layer tanh network ($\sigma_w = 1.5$) with and
-# without a bias. The bias-free Gram matrix annihilates every even target vector, so the regression needs a small
+# part $x^2$, odd part $x/2$) on 21 inputs in $[-2, 2]$, with a tanh network of two hidden layers ($\sigma_w =
+# 1.5$) with and without a bias. The bias-free Gram matrix annihilates every even target vector, so the regression needs a small
 # ridge ($10^{-4}$).
 
 # %%
@@ -580,9 +637,8 @@ nh.check_between("no bias: mean squared error (misses x²)", errors[nh._("tanh, 
 nh.check_between("with bias: mean squared error", errors[nh._("tanh, σ_b = 0.5")], 0, 0.05)
 
 # %% [markdown]
-# The even part does not vanish from every fit, only from fits on mirror-symmetric inputs. On inputs in $x > 0$ only,
-# a bias-free tanh network fits $x^2$ there, and oddness then forces $-x^2$ at $-x$. Predict before you run it: what
-# will the prediction be at $x = -1$?
+# Does the even part vanish from every fit? Train the same bias-free tanh network on $y = x^2$ at 20 inputs in
+# $[0.1, 2]$ only, none of them negative. Predict before you run it: what will the prediction be at $x = -1$?
 
 # %%
 x_half = torch.linspace(0.1, 2, 20, dtype=torch.float64)[:, None]
@@ -611,11 +667,16 @@ nh.check_between("and max |f(x) + x²| on [−2, −0.1]",
 nh.check_close("x_plot[60] is x = −1", float(xs[60]), -1.0, atol=1e-12)
 
 # %% [markdown]
+# The prediction at $x = -1$ is about $-1$. On $x > 0$ the network fits $x^2$, and oddness then forces $-x^2$ at
+# $-x$: the even part vanishes only from fits on mirror-symmetric inputs. Elsewhere it turns into an odd function.
+
+# %% [markdown]
 # ## Explore
 #
-# Choose an activation, a depth, $\sigma_w$ and a bias: the explorer draws the circle spectrum $\mu_k/\mu_{\max}$ of
-# the NTK, where $\mu_{\max}$ is the largest coefficient (whatever its $k$): even $k$ filled, odd $k$ open, and the
-# noise floor dotted (tanh: quadrature, $10^{-10}\mu_{\max}$; ReLU and erf: rounding, $10^{-13}\mu_{\max}$); nothing
+# Choose an activation, a depth, $\sigma_w$ and a bias $\sigma_b$: the explorer draws the circle spectrum
+# $\mu_k/\mu_{\max}$ of the NTK, where $\mu_{\max}$ is the largest coefficient (whatever its $k$): even $k$ filled, odd $k$ open, and the
+# noise floor dotted (tanh: $10^{-10}\mu_{\max}$, a margin above the quadrature error; ReLU and erf: rounding,
+# $10^{-13}\mu_{\max}$); nothing
 # below the floor is drawn. For ReLU the dashed guide is $0.3\,k^{-2}$. The line below the figure gives $\mu_{\max}$,
 # three coefficients, the decay statistic (ReLU: the local exponent; tanh and erf: the step ratio at the first and
 # the last pair above the floor) and which modes are present, and why.
@@ -630,28 +691,28 @@ nh.widgets.live_figure(course.draw_spectrum,
 # %% [markdown]
 # **Predict, then check.**
 #
-# 1. Keep ReLU without bias. Move the depth from 1 to 2: what happens to $\mu_3$? Then, at depth 2, move $\sigma_w$
-#    from 1 to 2: which numbers of the printed line change?
+# 1. Keep ReLU without bias, depth 2, $\sigma_w = 1$. Before you move $\sigma_w$ to 2: by what factor will
+#    $\mu_{\max}$ change, and will any ratio $\mu_k/\mu_{\max}$ change?
 #
 # <details><summary>Answer</summary>
 #
-# At depth 1, $\mu_3$ is below the floor (it is zero: ReLU is linear + even); at depth 2 it is $0.045\,\mu_{\max}$,
-# with $\mu_{\max} = \mu_0$. Changing $\sigma_w$ changes only $\mu_{\max}$ (0.271 at $\sigma_w = 1$, 17.3 at
-# $\sigma_w = 2$): every ratio stays, because without bias $\sigma_w$ only rescales a homogeneous network. The local
-# exponent stays 2.00.
+# $\mu_{\max} = \mu_0$ goes from 0.271 to 17.3, a factor 64, and no ratio changes (the local exponent stays 1.99).
+# Without bias a ReLU network is homogeneous, so each of its $L + 1 = 3$ weight layers multiplies the kernel by
+# $\sigma_w^2$: the whole kernel scales by $(\sigma_w^2)^{L+1} = 4^3 = 64$, and so does every $\mu_k$.
 #
 # </details>
 #
-# 2. Switch to tanh, $\sigma_w = 1.5$, no bias. Before moving the depth from 1 to 12: will $\mu_9/\mu_{\max}$ grow,
-#    shrink or stay? And at $\sigma_w = 0.8$?
+# 2. Switch to tanh, no bias. At $\sigma_w = 1.5$ the depth took $\mu_9/\mu_{\max}$ from $7.0 \cdot 10^{-4}$ to
+#    $0.058$ (§4.5.3). Now set $\sigma_w = 1.2$, also chaotic but closer to the boundary: will moving the depth from
+#    1 to 12 multiply $\mu_9/\mu_{\max}$ by more or by less than those eighty? And at $\sigma_w = 0.8$?
 #
 # <details><summary>Answer</summary>
 #
-# At $\sigma_w = 1.5$ (chaotic) it grows about eighty-fold, from $7.0 \cdot 10^{-4}$ to $0.058$, and the spectrum
-# stays above the floor up to $k = 71$ instead of 37: depth decorrelates the inputs, and a kernel concentrated near
-# $\theta = 0$ has a broad spectrum. At $\sigma_w = 0.8$ (ordered) it barely moves ($1.4 \cdot 10^{-5}$ to $6.3
-# \cdot 10^{-6}$) while $\mu_{\max}$ shrinks from 0.207 to 0.0047: the variance dies out and the network acts more and
-# more like a linear one.
+# By less: at $\sigma_w = 1.2$ it grows about tenfold, from $2.1 \cdot 10^{-4}$ to $2.1 \cdot 10^{-3}$, and the last
+# $k$ above the floor moves only from 29 to 33 (at $\sigma_w = 1.5$: 37 to 71). Closer to the boundary the fixed
+# point $q^*$ is smaller, the network is closer to linear, and the inputs decorrelate more slowly. At $\sigma_w = 0.8$
+# (ordered, no bias) it falls, by a factor 2.3 ($1.4 \cdot 10^{-5}$ to $6.3 \cdot 10^{-6}$), while $\mu_{\max}$
+# shrinks 44-fold, from 0.207 to 0.0047: the variance dies out and the deeper layers act almost linearly.
 #
 # </details>
 #
@@ -659,8 +720,9 @@ nh.widgets.live_figure(course.draw_spectrum,
 #
 # <details><summary>Answer</summary>
 #
-# The even modes: $\mu_4/\mu_{\max}$ goes from below the floor to 0.003. The bias breaks the network's oddness, so
-# the kernel is no longer odd in $\cos\theta$. The odd modes barely change ($\mu_3/\mu_{\max}$: 0.041 to 0.036).
+# The even modes: the largest, $\mu_2/\mu_{\max}$, goes from below the floor to 0.022 ($\mu_4/\mu_{\max}$, the one the
+# line prints, to 0.003). The bias breaks the network's oddness, so the kernel is no longer odd in $\cos\theta$. The
+# odd modes change little ($\mu_3/\mu_{\max}$: 0.041 to 0.036).
 #
 # </details>
 
@@ -671,29 +733,42 @@ def shown(activation, depth, sigma_w, sigma_b, k):
     return abs(mu[k]) / np.abs(mu).max()
 
 
+def last_above(activation, depth, sigma_w):
+    """The largest k ≤ K_MAX whose μ_k/μ_max is above the noise floor (what the explorer's title reports)."""
+    ratios = [shown(activation, depth, sigma_w, 0.0, k) for k in range(course.K_MAX + 1)]
+    return max(k for k, v in enumerate(ratios) if v > course.noise_floor(activation))
+
+
 floor = course.ROUNDING_FLOOR
-nh.check_that("question 1: ReLU, depth 1: μ₃/μ_max below the floor", shown("relu", 1, 1.0, 0.0, 3) < floor,
-              measured=shown("relu", 1, 1.0, 0.0, 3), expected="< 1e-13")
-nh.check_close("question 1: ReLU, depth 2: μ₃/μ_max (0.045)", shown("relu", 2, 1.0, 0.0, 3), 0.045, atol=5e-4)
-nh.check_close("question 1: ReLU, depth 2: spectrum / μ_max at σ_w = 2 and 1 (same)",
-               course.circle_spectrum("relu", 2, 2.0) / 17.3, course.circle_spectrum("relu", 2, 1.0) / 0.271,
-               rtol=0.005)
-nh.check_close("question 2: tanh, σ_w = 1.5: μ₉/μ_max at depth 1 (7.0e-4)", shown("tanh", 1, 1.5, 0, 9),
-               7.0e-4, rtol=0.03)
+wide, narrow = course.circle_spectrum("relu", 2, 2.0), course.circle_spectrum("relu", 2, 1.0)
+nh.check_close("question 1: ReLU, depth 2: μ_max at σ_w = 1 and 2 (0.271, 17.3)",
+               [np.abs(narrow).max() / 0.271, np.abs(wide).max() / 17.3], [1.0, 1.0], rtol=0.002)
+present = np.abs(narrow[:61]) > floor * np.abs(narrow).max()
+nh.check_close("question 1: μ_k(σ_w = 2) / μ_k(σ_w = 1) / 64 for every mode k ≤ 60 present",
+               wide[:61][present] / narrow[:61][present] / 64, np.ones(present.sum()), rtol=1e-6)
+nh.check_close("question 2: tanh, σ_w = 1.2: μ₉/μ_max at depth 1 and 12 (2.1e-4, 2.1e-3)",
+               [shown("tanh", 1, 1.2, 0, 9) / 2.1e-4, shown("tanh", 12, 1.2, 0, 9) / 2.07e-3], [1.0, 1.0],
+               rtol=0.02)
+nh.check_close("question 2: σ_w = 1.2: last k above the floor at depth 1 and 12 (29, 33)",
+               [last_above("tanh", 1, 1.2), last_above("tanh", 12, 1.2)], [29, 33], atol=0.5)
 nh.check_close("question 2: tanh, σ_w = 0.8: μ₉/μ_max at depth 1 (1.4e-5)", shown("tanh", 1, 0.8, 0, 9),
                1.4e-5, rtol=0.04)
 nh.check_close("question 2: tanh, σ_w = 0.8: μ₉/μ_max at depth 12 (6.3e-6)", shown("tanh", 12, 0.8, 0, 9),
                6.3e-6, rtol=0.04)
-nh.check_that("question 2: the titles' last k above the floor (37 at depth 1, 71 at depth 12)",
-              "38" in course.title("tanh", 1, 1.5, 0.0) and "72" in course.title("tanh", 12, 1.5, 0.0),
-              measured=[course.title("tanh", 1, 1.5, 0.0), course.title("tanh", 12, 1.5, 0.0)],
-              expected="38, 72")
+nh.check_close("question 2: σ_w = 1.5: last k above the floor at depth 1 and 12 (37, 71)",
+               [last_above("tanh", 1, 1.5), last_above("tanh", 12, 1.5)], [37, 71], atol=0.5)
 nh.check_close("question 2: tanh, σ_w = 0.8: μ_max at depth 1 and 12 (0.207, 0.0047)",
                [np.abs(course.circle_spectrum("tanh", L, 0.8)).max() / v
                 for L, v in ((1, 0.207), (12, 0.0047))],
                [1.0, 1.0], rtol=0.01)
-nh.check_close("question 3: tanh, σ_b = 0.3: μ₄/μ_max (0.003)", shown("tanh", 1, 1.0, 0.3, 4), 0.003,
-               atol=2e-4)
+nh.check_close("question 3: tanh, σ_b = 0.3: μ₂/μ_max and μ₄/μ_max (0.022, 0.003)",
+               [shown("tanh", 1, 1.0, 0.3, 2), shown("tanh", 1, 1.0, 0.3, 4)], [0.022, 0.003], atol=3e-4)
+nh.check_that("question 3: μ₂ is the largest even mode", shown("tanh", 1, 1.0, 0.3, 2) == max(
+    shown("tanh", 1, 1.0, 0.3, k) for k in range(2, 100, 2)), measured=shown("tanh", 1, 1.0, 0.3, 2),
+    expected="max over even k")
+nh.check_that("question 3: without the bias μ₂ is below the floor",
+              shown("tanh", 1, 1.0, 0.0, 2) < course.QUADRATURE_FLOOR,
+              measured=shown("tanh", 1, 1.0, 0.0, 2), expected="< 1e-10")
 nh.check_close("question 3: μ₃/μ_max without and with the bias (0.041, 0.036)",
                [shown("tanh", 1, 1.0, 0.0, 3), shown("tanh", 1, 1.0, 0.3, 3)], [0.041, 0.036], atol=5e-4)
 
@@ -710,13 +785,17 @@ nh.check_close("question 3: μ₃/μ_max without and with the bias (0.041, 0.036
 #
 # </details>
 #
-# 2. A bias-free tanh network receives inputs of norm $0.01\sqrt d$. Which simpler network's NTK is its NTK close
-#    to, and why?
+# 2. In the first experiment of §4.5.1 erf's curve levels off for small inputs, as tanh's does, but at a different
+#    height. Which simpler network's NTK is the small-input erf NTK close to, and why is its plateau not tanh's?
 #
 # <details><summary>Answer</summary>
 #
-# The same network with the identity as activation, up to the factor $a^2$: all pre-activations are tiny, and
-# $\tanh u = u - u^3/3 + \dots$ with $\tanh'(0) = 1$. (At $a = 0.01$ the two kernels agree to 0.5 %.)
+# A linear network, up to the factor $a^2$: all pre-activations are tiny, and $\operatorname{erf} u = \tfrac2{\sqrt\pi}
+# (u - u^3/3 + \dots)$. But its slope is $\operatorname{erf}'(0) = 2/\sqrt\pi \approx 1.13$, not $\tanh'(0) = 1$: the
+# linear network it approaches has the activation $u \mapsto 2u/\sqrt\pi$. Each of the two hidden layers multiplies
+# that network's NTK by $\operatorname{erf}'(0)^2 = 4/\pi$, so it is $(4/\pi)^2 = 1.62$ times the identity network's
+# (at $a = 0.01$ erf's NTK is within 0.5 % of it). The plateau divides by each network's own kernel at $a = 1$, where
+# erf and tanh saturate differently, so the heights, 18.7 and 13.5, differ by 1.39 rather than 1.62.
 #
 # </details>
 #
@@ -726,7 +805,7 @@ nh.check_close("question 3: μ₃/μ_max without and with the bias (0.041, 0.036
 # <details><summary>Answer</summary>
 #
 # Nothing: it stays 1 forever. A bias-free tanh kernel is odd, so $\mu_4 = \mu_{10} = 0$, and a mode's residual
-# decays like $e^{-\eta\mu_k t}$. Only mode 1 is learned. A bias (or an even activation) is needed.
+# decays like $e^{-\eta\mu_k t}$. Only mode 1 is learned. A bias, or an activation that is not odd, is needed.
 #
 # </details>
 #
@@ -748,11 +827,23 @@ nh.check_close("question 3: μ₃/μ_max without and with the bias (0.041, 0.036
 #
 # Slower: $\rho_0 \to 1$ and $r \to 1$ as $\sigma_w$ grows ($r^2 = 0.146$ at $\sigma_w = 1$, 0.372 at $\sigma_w =
 # 2$). Larger weights make the pre-activations larger, and on their scale erf looks more and more like
-# $\operatorname{sign}$, whose kink brings back a slow, power-law-like decay.
+# $\operatorname{sign}$. sign has a jump; its arcsine kernel $1 - 2\theta/\pi$ has a corner at $\theta = 0$, and a
+# corner brings back a slow, power-law decay.
 #
 # </details>
 
 # %% tags=["check"]
+slope_net = nh.mlp(2, nh.elementwise(lambda u: 2 / math.sqrt(math.pi) * u, "2u/√π"), sigma_w=1.5)
+small = 0.01 * pair
+erf_small = float(networks["erf"].kernel(small[:1], small[1:]).ntk)
+nh.check_close("question 2: erf NTK at a = 0.01 / the linear network with slope 2/√π",
+               erf_small / float(slope_net.kernel(small[:1], small[1:]).ntk), 1.0, rtol=0.005)
+nh.check_close("question 2: that linear network / the identity network ((4/π)² = 1.62)",
+               float(slope_net.kernel(pair[:1], pair[1:]).ntk) /
+               float(nh.mlp(2, "identity", sigma_w=1.5).kernel(pair[:1], pair[1:]).ntk), (4 / math.pi) ** 2,
+               rtol=1e-9)
+nh.check_close("question 2: plateaus at a = 0.01, erf and tanh (18.7, 13.5)",
+               [scaled["erf"][0] / 18.72, scaled["tanh"][0] / 13.48], [1.0, 1.0], rtol=0.002)
 nh.check_close("question 5: r² at σ_w = 1 and 2 (0.146, 0.372)",
                [course.erf_rate(1.0) ** 2, course.erf_rate(2.0) ** 2], [0.146, 0.372], atol=5e-4)
 nh.check_close("question 5: the erf step ratio at k = 25 follows r² at σ_w = 2 as well",
@@ -770,8 +861,10 @@ nh.check_close("question 5: the erf step ratio at k = 25 follows r² at σ_w = 2
 #   form; tanh faster than any power but at no fixed geometric rate.
 # - Parity decides which modes exist: bias-free tanh only odd $k$ (it fits only odd functions), bias-free ReLU no
 #   odd $k \ge 3$ at one layer but all of them from two layers; a bias brings in every mode.
-# - Depth: ReLU's NTK grows linearly and keeps its $k^{-2}$; tanh's depends on $\sigma_w$: it vanishes (ordered),
-#   tends to ½ (the boundary $\sigma_w = 1$), or decorrelates inputs and spreads its spectrum (chaotic).
+# - Depth: at $\sigma_w^2 = 2$ without bias, ReLU's NTK grows linearly and keeps its $k^{-2}$; bias-free tanh's
+#   depends on $\sigma_w$: it vanishes (ordered, correlations kept), tends to ½ (the boundary $\sigma_w = 1$), or
+#   grows like $\chi_1^L$ ($\chi_1 > 1$: the slope factor at its fixed point $q^*$), decorrelates inputs and spreads
+#   its spectrum (chaotic).
 # - In the kernel regime, on uniform data, mode $k$ is learned at the rate $\eta\mu_k$: spectral bias, for ReLU too.
 
 # %% [markdown]

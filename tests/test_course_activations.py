@@ -87,6 +87,31 @@ def test_quadrature_floor_is_honest():
             f"σ_w = {sigma_w}: quadrature error {relative:.1e} μ_max, expected below {course.QUADRATURE_FLOOR / 10:.0e}"
 
 
+def test_fine_tanh_spectrum_is_converged_and_bounds_the_package_error():
+    """The independent numpy quadrature: converged (a still finer grid changes nothing above 1e-14 mu_max), and the
+    package's tanh coefficients differ from it by the amounts the lesson states (<= 3e-11 mu_max, ~1e-12 at k >= 25)."""
+    fine = course.fine_tanh_spectrum(1.0)
+    finer = course.fine_tanh_spectrum(1.0, step=0.05, half_range=12.0)
+    change = np.abs(finer - fine).max() / fine[1]
+    assert change < 1e-14, f"step 0.1 -> 0.05: change {change:.1e} mu_max, expected < 1e-14"
+    package = course.circle_spectrum("tanh", 1, 1.0)
+    error = np.abs(package - fine) / fine[1]
+    assert 1e-12 < error.max() < 3e-11, f"largest package error {error.max():.1e} mu_max, expected 1e-12 .. 3e-11"
+    assert error[25:].max() < 2e-12, f"package error at k >= 25: {error[25:].max():.1e} mu_max, expected < 2e-12"
+    assert abs(fine[27] / fine[1] / 5.44e-11 - 1) < 0.01, f"mu_27/mu_1 = {fine[27] / fine[1]:.3e}, expected 5.44e-11"
+    even = np.abs(fine[2::2]).max() / fine[1]
+    assert even < 1e-15, f"even coefficients of an odd kernel: {even:.1e} mu_max, expected < 1e-15"
+
+
+def test_fine_tanh_spectrum_matches_the_linear_limit():
+    """For small sigma_w tanh is nearly linear: the one-layer NTK tends to 2 sigma_w^4 rho, so mu_1 -> sigma_w^4
+    (the Fourier coefficient of cos) and mu_1 / sigma_w^4 = 1 - O(sigma_w^2)."""
+    for sigma_w in (0.01, 0.03):
+        mu = course.fine_tanh_spectrum(sigma_w)
+        assert abs(mu[1] / sigma_w ** 4 - 1) < 10 * sigma_w ** 2, \
+            f"sigma_w = {sigma_w}: mu_1 / sigma_w^4 = {mu[1] / sigma_w ** 4}, expected 1 within {10 * sigma_w ** 2}"
+
+
 def test_local_exponent_and_step_ratio_on_known_sequences():
     k = np.arange(200, dtype=float)
     power = np.where(k > 0, (k + (k == 0)) ** -2.5, 1.0)

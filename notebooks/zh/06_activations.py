@@ -41,22 +41,22 @@ SQRT2 = math.sqrt(2)
 # ## 一图看懂
 #
 # 激活函数 $\phi$ 只通过两个高斯平均进入 NTK：$\mathbb E[\phi(u)\phi(v)]$ 和
-# $\mathbb E[\phi'(u)\phi'(v)]$（第 02 课）。ReLU 在 $0$ 处的折点使它的核在两个输入重合处出现一个尖角，
-# 而尖角的代价是特征值的幂律尾巴；tanh 是光滑的，它的特征值比任何幂次衰减得都快。
+# $\mathbb E[\phi'(u)\phi'(v)]$（第 02 课）。ReLU 在 $0$ 处的折点使它的 NTK 在两个输入重合处出现一个尖角
+# （通过 $\mathbb E[\phi'\phi']$ 中 $\phi'$ 的跳跃），而尖角的代价是特征值的幂律尾巴；tanh 是光滑的，
+# 它的特征值比任何幂次衰减得都快。
 
 # %%
 course.idea_figure()
 plt.show()
 
 # %% [markdown]
-# 左：两个激活函数。中：一个隐藏层（无偏置）的 NTK，取圆周上的一点 $x$ 与夹角为 $\theta$ 的点 $x'$，
-# 除以它在 $\theta = 0$ 处的值，$\theta$ 走满一整圈 $\theta \in [-\pi, \pi]$：
-# ReLU 的曲线在 $\theta = 0$ 处有尖角，tanh 的是圆滑的（小图放大了
-# $\lvert\theta\rvert < 0.3$ 的部分）。右：核在圆周上的特征值 $\mu_k$，每个频率 $k$ 一个（定义见 §4.5.2），
-# 除以其中最大的 $\mu_{\max}$。虚线
+# 左：两个激活函数。中：一个隐藏层（无偏置）的 NTK $\kappa$，取圆周上的一点 $x$ 与夹角为 $\theta$ 的点 $x'$，
+# 看它从 $\theta = 0$ 处的值下降了多少，即 $1 - \kappa(\theta)/\kappa(0)$，画在对数坐标上：在 $\theta = 0$ 附近，
+# ReLU 的按 $\lvert\theta\rvert$ 下降（斜率 1，尖角），tanh 的按 $\theta^2$ 下降（斜率 2，圆滑的顶部）。
+# 右：核在圆周上的特征值 $\mu_k$，每个频率 $k$ 一个（定义见 §4.5.2），除以其中最大的 $\mu_{\max}$。虚线
 # $0.3\,k^{-2}$ 是斜率为 $-2$ 的参考线，常数取得让它贴近 ReLU 的点。tanh 只显示奇数
-# $k$，并在 $k = 25$ 处截止：它的偶数阶特征值恰好为零（§4.5.2），而低于 $10^{-10}\mu_{\max}$ 的
-# 值是数值积分的误差，不是频谱（两点都在 §4.5.2 解释）。
+# $k$，并在 $k = 25$ 处截止：它的偶数阶特征值恰好为零，而低于 $10^{-10}\mu_{\max}$ 的系数我们不画，
+# 这是在计算它们的数值积分的误差之上留出的安全余量（两点都在 §4.5.2 解释）。
 #
 # ## 4.5.1 齐次性，以及 tanh 用什么代替它
 #
@@ -99,7 +99,8 @@ plt.show()
 # %% [markdown]
 # 点线是把 tanh 换成恒等函数的同一网络的 NTK，除以 tanh 网络在 $a = 1$ 处的
 # NTK：对小输入，tanh 的核就是线性网络的核，按 $a^2$ 缩放，因为 $\tanh'(0) =
-# 1$。对大输入曲线下降：饱和的 tanh 既不随输入增长，也不再把梯度传回去。
+# 1$。（erf 在它自己的高度上走平：见“检验你的理解”第 2 题。）对大输入曲线下降：饱和的 tanh 既不随输入增长，
+# 也不再把梯度传回去。
 # 有偏置时，ReLU 的核在小输入下趋于常数（偏置项），所以比值按 $a^{-2}$ 增长。
 
 # %% tags=["check"]
@@ -119,10 +120,10 @@ nh.check_between("ReLU with σ_b = 0.5 at a = 0.01: the bias dominates (ratio ab
 # %% [markdown]
 # ### tanh 与 erf：输入的大小决定核的形状
 #
-# 对无偏置的 tanh 或 erf 网络，齐次性留下来的只是：核仅通过
-# $\lVert x\rVert$、$\lVert x'\rVert$ 和 $x \cdot x'$ 依赖于输入，这对每个权重独立同分布于高斯分布的 MLP 都成立：这些核是
-# **旋转不变**的（两个输入一起旋转，什么都不变）。但它们的*归一化*核现在依赖于
-# 尺度。erf 有闭式（Williams 1997），我们用它，因为它可以达到任何尺度：
+# 和每个权重独立同分布于高斯分布的 MLP 一样，无偏置的 tanh 或 erf 网络的核仅通过
+# $\lVert x\rVert$、$\lVert x'\rVert$ 和 $x \cdot x'$ 依赖于输入：这些核是**旋转不变**的（两个输入一起旋转，
+# 什么都不变）。这与齐次性无关。tanh 和 erf 缺少的是缩放关系：它们的*归一化*核依赖于尺度。
+# erf 有闭式（Williams 1997），我们用它，因为它可以达到任何尺度：
 #
 # $$\mathbb E[\operatorname{erf}(u)\operatorname{erf}(v)] = \tfrac2\pi\arcsin\frac{2\Sigma_{12}}{\sqrt{(1 + 2\Sigma_{11})
 #   (1 + 2\Sigma_{22})}}.$$
@@ -201,24 +202,31 @@ nh.check_between("erf NNGP: relative change under the shift", abs(after - before
 # 为什么光滑程度重要？一个函数越光滑，它的傅里叶级数衰减得越快。ReLU 的
 # $\kappa(\cos\theta)$ 有一个尖角，在 $\theta = 0$ 附近 $\kappa \approx \kappa(1)(1 - c\,\lvert\theta\rvert)$，而
 # 尖角使傅里叶系数按 $k^{-2}$ 衰减。在球面 $S^{d-1}$ 上，一个隐藏层的 ReLU
-# NTK 的系数按 $k^{-d}$ 衰减（Bietti & Mairal 2019）；它的函数空间就是 Laplace 核
-# $e^{-\lVert x - x'\rVert}$ 的函数空间（Geifman et al. 2020；Chen & Xu 2021），更深的 ReLU NTK 保持同样的 $k^{-d}$
-# （Bietti & Bach 2021）。光滑的激活函数给出光滑的核：
+# NTK 的非零系数按 $k^{-d}$ 衰减（Bietti & Mairal 2019），更深的 ReLU NTK 保持同样的 $k^{-d}$
+# （Bietti & Bach 2021）。带偏置时（Geifman et al. 2020），或有两个及以上隐藏层时（Chen & Xu 2021），
+# 它在球面上的函数空间就是 Laplace 核 $e^{-\lVert x - x'\rVert}$ 的函数空间；无偏置且只有一个隐藏层时
+# 它更小：缺少奇数次 $k \ge 3$（见下一节）。光滑的激活函数给出光滑的核：
 #
-# - **erf** 是整函数，它的一个隐藏层的核作为 $\rho = \cos\theta$ 的函数是解析的，直到
-#   上面闭式的奇点 $\rho_0 = 1 + 1/(2q)$（$q$：预激活的方差，这里为 $\sigma_w^2$）。一个
-#   在 $\rho_0 > 1$ 之内解析的函数，其系数按**几何级数**衰减，即 $r^k$，其中 $r = \rho_0 -
-#   \sqrt{\rho_0^2 - 1}$（`course.erf_rate`）。
-# - **tanh** 在 $u = \pm i\pi/2$ 处有极点。它的对偶核 $\sum_n a_n^2\rho^n$（$a_n$ 是激活函数的
-#   Hermite 系数；Daniely et al. 2016）在 $[-1, 1]$ 上光滑，但奇点恰好就在 $\rho = 1$。它的
-#   系数比 $k$ 的任何幂次衰减得都快，但正如我们将要测量的，没有固定的几何速率。
+# - **erf** 是整函数，但离开实轴后它按 $e^{y^2}$ 增长，而高斯平均能感受到这种增长：它的一个隐藏层的核
+#   作为 $\rho = \cos\theta$ 的函数只在上面闭式的奇点 $\rho_0 = 1 + 1/(2q)$ 之内解析
+#   （$q$：预激活的方差，这里为 $\sigma_w^2$）。仅仅是整函数并不能给出更多。一个
+#   在 $\rho_0 > 1$ 之内解析的函数，其系数按**几何级数**衰减，即 $r^k$，其中 $r = \rho_0 - \sqrt{\rho_0^2 - 1}$（`course.erf_rate`）。
+# - **tanh** 只在带状区域 $\lvert\operatorname{Im} u\rvert < \pi/2$ 内解析（极点在 $u = \pm i\pi/2$），
+#   所以它的 Hermite 系数 $a_n$ 只按 $e^{-c\sqrt n}$ 衰减。于是它的对偶核 $\sum_n a_n^2\rho^n$
+#   （Daniely et al. 2016）的收敛半径恰好为 1：它在 $[-1, 1]$ 上无穷次可微，但在 $\rho = 1$ 处不解析。
+#   这样的核的系数比 $k$ 的任何幂次衰减得都快，但不是几何衰减；下面的测量与此相符。
 #
 # 区分这几种衰减的一个统计量是**步比** $\mu_{k+2}/\mu_k$：对幂律它趋于 1
 # （$(k/(k+2))^p \to 1$），对几何衰减它趋于常数 $r^2 < 1$，对介于两者之间的衰减它缓慢地向 1 爬升。
 # 先提醒一点：tanh 的核来自数值积分（对 $z \in
-# [-7, 7]$ 的梯形公式），精度约为核的 $10^{-12}$，所以它低于约
-# $10^{-11}\mu_{\max}$ 的系数是数值积分的误差。我们丢掉 tanh 所有低于 $10^{-10}\mu_{\max}$ 的系数
-# （`course.QUADRATURE_FLOOR`），以及闭式核所有低于 $10^{-13}\mu_{\max}$ 的系数（float64 舍入）。
+# [-7, 7]$、步长 0.33 的梯形公式），精度约为核的
+# $10^{-10}$。在更细的网格上重新计算（步长 0.1，$z \in [-11, 11]$，`course.fine_tanh_spectrum`）可知，
+# 它的系数误差至多为 $3 \cdot 10^{-11}\mu_{\max}$（在 $k = 1$ 处），$k \ge 25$ 时约为 $10^{-12}\mu_{\max}$。
+# 作为安全余量，我们丢掉 tanh 所有低于 $10^{-10}\mu_{\max}$ 的系数（`course.QUADRATURE_FLOOR`），
+# 所以画出的 tanh 频谱在 $k = 25$ 处截止，是我们的选择，而不是核本身如此：更细的网格给出
+# $\mu_{27} = 5.4 \cdot 10^{-11}\mu_{\max}$ 和 $\mu_{29} = 1.4
+# \cdot 10^{-11}\mu_{\max}$。闭式核的系数
+# 低于 $10^{-13}\mu_{\max}$ 的都丢掉（float64 舍入）。
 
 # %%
 settings = {"ReLU": ("relu", SQRT2), "tanh": ("tanh", 1.0), "erf": ("erf", 1.0)}   # one hidden layer, no bias
@@ -227,14 +235,16 @@ r_squared = course.erf_rate(1.0) ** 2
 fig, axes = plt.subplots(1, 2, figsize=(13, 4))
 for (name, mu), color in zip(spectra.items(), PALETTE):
     act = settings[name][0]
-    ks = np.arange(2, 81, 2) if act == "relu" else np.arange(1, 81, 2)      # the modes that are present
+    # the modes present (ReLU's k = 0 lies off the logarithmic axis)
+    ks = np.r_[1, 2:81:2] if act == "relu" else np.arange(1, 81, 2)
     relative = mu[ks] / np.abs(mu).max()
     keep = relative > course.noise_floor(act)
     axes[0].loglog(ks[keep], relative[keep], "o", ms=3, color=color, label=name)
     pairs = ks[keep][:-1][np.isin(ks[keep][:-1] + 2, ks[keep])]
     axes[1].semilogx(pairs, [course.step_ratio(mu, k) for k in pairs], "o-", ms=3, color=color, label=name)
 axes[0].loglog(np.arange(2, 81), 0.3 * np.arange(2, 81) ** -2.0, "k--", lw=1, label="0.3 k⁻²")
-axes[0].axhline(course.QUADRATURE_FLOOR, color="0.5", ls=":", label=nh._("tanh's noise floor (10⁻¹⁰ μ_max)"))
+axes[0].axhline(course.QUADRATURE_FLOOR, color="0.5", ls=":",
+                label=nh._("tanh's floor: 10⁻¹⁰ μ_max, above the quadrature error"))
 axes[0].set_ylabel("μ_k / μ_max")
 axes[0].set_title(nh._("ReLU falls like k⁻², tanh and erf far faster"))
 axes[1].axhline(r_squared, color=PALETTE[2], ls="--", lw=1, label=nh._("erf: r² from the closed form"))
@@ -249,9 +259,9 @@ plt.show()
 # %% [markdown]
 # 左图中，ReLU 的偶数阶系数沿着 $k^{-2}$ 参考线；tanh 和 erf 的（只有奇数 $k$）向下弯折。
 # 右图中，每个点把一个系数与高两阶的系数相比（只取存在的模态，且在噪声底之上）。
-# erf 的比值稳定在由闭式算出的虚线 $r^2 = 0.146$ 之下一点：这是几何衰减。
-# tanh 的比值一直上升（从 $k = 13$ 处的 0.19 到 $k = 23$ 处的 0.25），而 erf 的已经走平（0.135、0.140）：
-# tanh 的衰减不是几何的，但仍远低于 ReLU 那些趋于 1 的比值。
+# erf 的比值缓慢爬升到由闭式算出的虚线 $r^2 = 0.146$ 之下一点（$k = 13$ 处 0.135，$k = 23$ 处 0.140）：
+# 这是几何衰减。tanh 的比值上升得更快（从 $k = 13$ 处的 0.19 到 $k = 23$ 处的 0.25），这与非几何的衰减相符
+# （噪声底之上只有大约十一个奇数模态，所以这是证据，不是证明；原因见上文）。它仍远低于 ReLU 那些趋于 1 的比值。
 
 # %% tags=["check"]
 relu, tanh_mu, erf_mu = spectra["ReLU"], spectra["tanh"], spectra["erf"]
@@ -269,7 +279,15 @@ nh.check_close("erf: step ratios at k = 13 and 23 (0.135, 0.140)",
                [course.step_ratio(erf_mu, 13), course.step_ratio(erf_mu, 23)], [0.135, 0.1395], atol=0.002)
 nh.check_between("tanh: μ_25 / μ_max, the last coefficient kept, above the floor",
                  tanh_mu[25] / tanh_mu[1], 1e-10, 1e-9)
-nh.check_between("tanh: μ_27 / μ_max, below the floor", tanh_mu[27] / tanh_mu[1], 0, 1e-10)
+fine_mu = course.fine_tanh_spectrum(1.0)       # the same kernel on a finer grid (step 0.1, z in ±11)
+nh.check_between("tanh, finer grid: largest |Δμ_k| / μ_max (below 3e-11)",
+                 np.abs(fine_mu - tanh_mu).max() / fine_mu[1], 0, 3e-11)
+nh.check_between("tanh, finer grid: largest |Δμ_k| / μ_max for k ≥ 25 (about 1e-12)",
+                 np.abs(fine_mu - tanh_mu)[25:].max() / fine_mu[1], 0, 2e-12)
+nh.check_close("tanh, finer grid: μ₂₇ / μ_max (5.4e-11, below our floor)", fine_mu[27] / fine_mu[1], 5.44e-11,
+               rtol=0.02)
+nh.check_close("tanh: μ₂₇ of the lesson's grid / of the finer grid", tanh_mu[27] / fine_mu[27], 1.0,
+               rtol=0.05)
 _, circle = nh.circle(course.POINTS)             # erf by the same quadrature as tanh, against its closed form
 by_quadrature = nh.mlp(1, nh.elementwise(torch.erf, "erf"), sigma_w=1.0).kernel(circle[:1], circle).ntk[0]
 quadrature_error = (torch.fft.rfft(by_quadrature).real / course.POINTS).numpy() - erf_mu
@@ -280,8 +298,8 @@ nh.check_that("erf by quadrature − closed form: largest coefficient error belo
 # %% [markdown]
 # ### 哪些模态存在：奇偶性与深度
 #
-# 左图中 ReLU 只有偶数 $k$（以及 $k = 1$），tanh 和 erf 只有奇数 $k$。两者都是关于
-# **无偏置**网络的奇偶性事实：
+# 左图中 ReLU 只有 $k = 1$ 和偶数 $k$（$k = 0$ 也存在，但落在对数坐标轴之外），tanh 和 erf 只有奇数 $k$。
+# 两者都是关于**无偏置**网络的奇偶性事实：
 #
 # - tanh 和 erf 是奇函数，所以无偏置网络是奇的，$f(-x) = -f(x)$，它的核对每个
 #   自变量也是奇的：$\kappa(-t) = -\kappa(t)$，$t = \cos\theta$，于是每个偶数阶傅里叶系数都为零，在每个
@@ -356,7 +374,7 @@ axes[1].loglog(np.arange(1, 801), gram, ".", ms=3, color=PALETTE[1], label=nh._(
 axes[1].loglog(index[30:800], 1.3 * index[30:800] ** -1.5, "--", color=PALETTE[0], lw=1, label="1.3 i^(−3/2)")
 axes[1].set_xlabel(nh._("index i (largest first)"))
 axes[1].set_ylabel(nh._("i-th eigenvalue"))
-axes[1].set_title(nh._("The staircase falls like i^(−3/2); the Gram matrix follows it"))
+axes[1].set_title(nh._("The staircase falls like i^(−3/2); the Gram matrix follows its first blocks"))
 for ax in axes:
     ax.legend(fontsize=9)
 plt.show()
@@ -386,19 +404,25 @@ for k in [0, 1, 2, 4, 6]:
     blocks.append(gram[start:start + 2 * k + 1].mean() / relu_sphere[k])
     start += 2 * k + 1
 nh.check_close("S², ReLU: Gram block means / μ_k for k = 0, 1, 2, 4, 6", blocks, np.ones(5), rtol=0.02)
-nh.check_close("S², erf: step ratio at k = 21 / r² (geometric, the same rate as on the circle)",
-               course.step_ratio(sphere_mu["erf"], 21) / r_squared, 1.0, rtol=0.1)
+nh.check_between("S², erf: step ratio at k = 21 / r² (0.91: approaching the circle's rate from below)",
+                 course.step_ratio(sphere_mu["erf"], 21) / r_squared, 0.88, 0.95)
 
 # %% [markdown]
 # ## 4.5.3 ReLU 与 tanh：深度、有序与混沌
 #
 # 深度就是一遍又一遍地施加逐层映射。对无偏置的 ReLU，齐次性使 $\sigma_w$ 只是一个尺度：
 # 取 $\sigma_w^2 = 2$ 时方差保持不变，$\Theta(x, x) = (L + 1)\,\Sigma^{(1)}(x, x)$ 线性增长。对
-# 无偏置的 tanh，方差映射有不动点 $q = 0$，由 $\chi_1 = \sigma_w^2\,\mathbb E[\tanh'(u)^2]$
-# 决定它的命运（第 02 课；Poole et al. 2016；Schoenholz et al. 2017）：$\sigma_w < 1$ 时（**有序相**）
-# 方差指数衰减；$\sigma_w = 1$ 是边界，此时 $\chi_1 = \tanh'(0)^2 = 1$，方差
+# 无偏置的 tanh，方差映射有不动点 $q = 0$，斜率因子 $\chi(q) = \sigma_w^2\,\mathbb
+# E[\tanh'(u)^2]$
+# （$u \sim \mathcal N(0, q)$）在 $q = 0$ 处取值，等于 $\sigma_w^2$，它决定了网络的命运（第 02 课；
+# Poole et al. 2016；Schoenholz et al. 2017）：$\sigma_w < 1$ 时（我们和那些论文一样称之为**有序相**）
+# 方差指数衰减；$\sigma_w = 1$ 是边界，此时 $\chi(0) = \tanh'(0)^2 = 1$，方差
 # 只按 $1/(2l)$ 衰减；$\sigma_w > 1$ 时（**混沌相**）方差稳定在某个 $q^* > 0$，两个不同输入的
-# 相关系数被推向 0。我们跟踪 60° 处的（归一化）NTK 以及对角线上的 NTK。
+# 相关系数被推向 0。关于这个词要提醒一句：在那些论文中，有序相把所有相关系数推向 1，但这需要偏置
+# $\sigma_b > 0$。没有偏置时方差趋于 0，较深的层几乎是线性的，它们保留收到的相关系数。
+# 在对角线上，每一层加上它的方差，并把之前的部分乘以该层方差处的 $\chi$：$\Theta^{(l+1)}(x, x) =
+# \Sigma^{(l+1)}(x, x) + \chi^{(l+1)}\,\Theta^{(l)}(x, x)$。我们跟踪 60° 处的（归一化）NTK 以及
+# 对角线上的 NTK。
 
 # %%
 depth_settings = {nh._("ReLU, σ_w = √2"): ("relu", SQRT2), nh._("tanh, σ_w = 0.8 (ordered)"): ("tanh", 0.8),
@@ -411,10 +435,10 @@ for (name, row), marker in zip(rows.items(), "os^D"):
     axes[0].plot(layers, row[:, row.shape[1] // 6] / row[:, 0], marker + "-", ms=4, label=name)
     axes[1].semilogy(layers, row[:, 0], marker + "-", ms=4, label=name)
 axes[0].set_ylabel(nh._("normalized NTK at 60°"))
-axes[0].set_title(nh._("Chaos decorrelates inputs; ReLU drifts; order barely moves"))
+axes[0].set_title(nh._("Chaos decorrelates inputs; ReLU drifts; bias-free order barely moves"))
 axes[1].axhline(0.5, color="k", ls=":", lw=1, label=nh._("½: the boundary's limit"))
 axes[1].set_ylabel("Θ(x, x)")
-axes[1].set_title(nh._("Θ(x, x): ReLU grows linearly, ordered tanh vanishes"))
+axes[1].set_title(nh._("Θ(x, x): ReLU grows linearly, chaotic tanh like χ₁^L, ordered tanh vanishes"))
 for ax in axes:
     ax.set_xlabel(nh._("number of hidden layers L"))
     ax.legend(fontsize=8)
@@ -424,11 +448,22 @@ print(nh._("tanh, σ_w = 1.5: μ₉/μ_max = {one:.1e} at depth 1, {twelve:.3f} 
     one=chaos[1][9] / chaos[1][1], twelve=chaos[12][9] / chaos[12][1]))
 
 # %% [markdown]
-# ½ 处的点线属于边界情形：那里 $\Theta(x, x)$ 下降得很慢，12 层时为 0.60，
-# 1000 层时为 0.503，趋于 ½，而方差本身按 $1/(2l)$ 趋于 0（$l = 1000$ 时 $l\,\Sigma^{(l)} = 0.501$）。
-# 只有混沌相 tanh 网络在 60° 处的相关下降得很快（12 层内 0.388 → 0.098；ReLU 的
-# 缓慢漂移，0.471 → 0.363）；在它的频谱里，这表现为权重移向高频（打印出的 $\mu_9$）。Yang &
-# Salman（2019）系统地描绘了 $\sigma_w$、$\sigma_b$ 和深度如何让 NTK 的频谱在低次与高次之间移动。
+# 右图中，混沌相 tanh 网络的 $\Theta(x, x)$ **指数**增长，从一层时的 2.9 到 12 层时的 27.4，
+# 超过了 ReLU 的 26：每一层把它乘以 $\chi$，第一步为 1.30，第十二步为 1.17，这个因子趋于不动点
+# $q^* = 0.79$ 处的 $\chi_1 = \chi(q^*) = 1.14$（即 Poole et al. 的 $\chi_1$），所以深网络有
+# $\Theta
+# \propto \chi_1^L$。有序相网络的则趋于 0（12 层时为 0.0096）。
+#
+# ½ 处的点线属于边界情形：那里 $\Theta(x, x)$ 只是缓慢下降，12 层时为 0.60，1000 层时为
+# 0.503。为什么是 ½？把递推展开，$\Theta^{(L)} = \sum_l \Sigma^{(l)}\prod_{m > l}\chi^{(m)}$。方差按
+# $\Sigma^{(l)} \approx 1/(2l)$ 衰减（$l = 1000$ 时 $l\,\Sigma^{(l)} = 0.501$），而方差很小时
+# $\chi \approx 1 - 2\Sigma$，所以 $\chi^{(m)} \approx 1 - 1/m$，连乘积约为 $l/L$。求和就成了
+# $\sum_{l \le L} \tfrac1{2l}\cdot\tfrac lL = \tfrac12$。
+#
+# 左图中，只有混沌相 tanh 网络在 60° 处的归一化 NTK 下降得快（12 层内 0.388 → 0.098）；ReLU 的
+# 缓慢漂移（0.471 → 0.363），无偏置的有序相网络的则停留在 0.46 与 0.47 之间，接近线性核的
+# $\cos 60° = 0.5$，并不趋于 1。在混沌相的频谱中，去相关表现为权重移向高频（打印出的 $\mu_9$）。
+# Yang & Salman (2019) 描绘了 $\sigma_w$、$\sigma_b$ 和深度如何把 NTK 的频谱在低阶与高阶之间移动。
 
 # %% tags=["check"]
 by_depth = {name: row[:, row.shape[1] // 6] / row[:, 0] for name, row in rows.items()}       # 60°
@@ -442,6 +477,23 @@ nh.check_close("tanh, σ_w = 1.5: normalized NTK at 60°, depth 1 and 12 (0.388,
 ordered = by_depth[nh._("tanh, σ_w = 0.8 (ordered)")]
 nh.check_between("tanh, σ_w = 0.8: spread of the normalized NTK at 60° over depth 1 … 12", np.ptp(ordered),
                  0, 0.02)
+nh.check_close("tanh, σ_w = 0.8: normalized NTK at 60°, depth 1 and 12 (0.462, 0.469)", ordered[[0, 11]],
+               [0.462, 0.469], atol=0.001)
+chaotic_diagonal = rows[nh._("tanh, σ_w = 1.5 (chaotic)")][:, 0].numpy()
+nh.check_close("tanh, σ_w = 1.5: Θ(x, x) at depth 1 and 12 / (2.897, 27.44)",
+               chaotic_diagonal[[0, 11]] / [2.897, 27.44], [1.0, 1.0], rtol=0.002)
+nh.check_close("tanh, σ_w = 1.5: Θ⁽¹²⁾/Θ⁽¹¹⁾ on the diagonal (1.17)",
+               chaotic_diagonal[11] / chaotic_diagonal[10], 1.173, atol=0.001)
+z = np.linspace(-12, 12, 4001)                    # an independent χ₁ at the fixed point q*, by numpy
+gauss = np.exp(-z * z / 2) / np.exp(-z * z / 2).sum()
+q_star = 1.0
+for _ in range(300):
+    q_star = 2.25 * float(gauss @ np.tanh(math.sqrt(q_star) * z) ** 2)
+chi_star = 2.25 * float(gauss @ (1 - np.tanh(math.sqrt(q_star) * z) ** 2) ** 2)
+_, deep_chaos = nh.self_kernels_by_depth(1.0, depth=200, activation="tanh", sigma_w=1.5)
+nh.check_close("tanh, σ_w = 1.5: q* (0.79)", q_star, 0.793, atol=0.001)
+nh.check_close("tanh, σ_w = 1.5: Θ⁽²⁰⁰⁾/Θ⁽¹⁹⁹⁾ → χ₁ at q* (1.14)", float(deep_chaos[-1] / deep_chaos[-2]),
+               chi_star, rtol=1e-6)
 nh.check_close("tanh, σ_w = 0.8: Θ(x, x) at depth 12 (0.0096)",
                float(rows[nh._("tanh, σ_w = 0.8 (ordered)")][11, 0]), 0.0096, rtol=0.02)
 variance, ntk_diagonal = nh.self_kernels_by_depth(1.0, depth=1000, activation="tanh", sigma_w=1.0)
@@ -462,10 +514,10 @@ nh.check_close("tanh, σ_w = 1.5: μ₉/μ_max at depth 12 (0.058)", chaos[12][9
 # | 齐次性 | 对 $a, b > 0$ 有 $\Theta(ax, bx') = ab\,\Theta(x, x')$；偏置会打破它 | 没有：在 0 附近线性，远处饱和 |
 # | 小输入 | 在每个尺度下形状相同 | 线性网络的核（两层，$\sigma_w = 1.5$：$a = 0.01$ 时相差 0.5 % 以内） |
 # | 归一化核随输入尺度的变化 | 与尺度无关 | 一层的 NNGP：小输入时为 $\cos\theta$，大输入时为反正弦核 $1 - 2\theta/\pi$ |
-# | 核在 $\theta = 0$ 处 | 尖角，$1 - c\lvert\theta\rvert$ | 光滑 |
-# | 圆周上的频谱，一层 | $\mu_k \propto k^{-2}$（$k = 40$ 处局部指数为 2.00）；在 $S^{d-1}$ 上为 $k^{-d}$，在每个深度都如此 | 比任何幂次都快，但不是几何的：从 $k = 13$ 到 23，$\mu_{k+2}/\mu_k$ 从 0.19 升到 0.25（erf：几何的，比值 → $r^2 = 0.146$） |
+# | NTK 在 $\theta = 0$ 处 | 尖角，$1 - c\lvert\theta\rvert$（NNGP 更光滑：它的奇异项是 $\lvert\theta\rvert^3$） | 光滑，$1 - c\,\theta^2$ |
+# | 圆周上的频谱，一层 | $\mu_k \propto k^{-2}$（$k = 40$ 处局部指数为 2.00）；在 $S^{d-1}$ 上为 $k^{-d}$，在每个深度都如此 | 比任何幂次都快，但不是几何的（对偶核在 $\rho = 1$ 处不解析）；测得：从 $k = 13$ 到 23，$\mu_{k+2}/\mu_k$ 从 0.19 升到 0.25（erf：几何的，比值 → $r^2 = 0.146$） |
 # | 无偏置时存在的模态 | 一层时为 $k = 0, 1$ 和偶数 $k$；从两层起所有 $k$（两层时 $\mu_3/\mu_1 = 0.083$） | 只有奇数 $k$，在每个深度都如此 |
-# | 深度 | $\sigma_w^2 = 2$ 时 $\Theta(x, x) = 2(L + 1)$；60° 处的归一化 NTK：0.471 → 0.363（1 → 12 层） | $\sigma_w < 1$：$\Theta \to 0$；$\sigma_w = 1$：$\Theta(x, x) \to \tfrac12$；$\sigma_w > 1$：相关 → 0（$\sigma_w = 1.5$ 时 60° 处 0.388 → 0.098），频谱展宽 |
+# | 深度 | $\sigma_w^2 = 2$ 时 $\Theta(x, x) = 2(L + 1)$；60° 处的归一化 NTK：0.471 → 0.363（1 → 12 层） | $\sigma_w < 1$：$\Theta \to 0$，相关系数保持不变（无偏置）；$\sigma_w = 1$：$\Theta(x, x) \to \tfrac12$；$\sigma_w > 1$：$\Theta(x, x)$ 按 $\chi_1^L$ 增长，$\chi_1 = \chi(q^*)$（$\sigma_w = 1.5$ 时 2.9 → 27.4），相关 → 0（60° 处 0.388 → 0.098），频谱展宽 |
 # | 偏置的用途 | 一层时的奇数模态 $k \ge 3$ | 任何偶函数（见后面几节） |
 #
 # ## 频谱偏置 = 逐模态的学习速度
@@ -478,6 +530,7 @@ nh.check_close("tanh, σ_w = 1.5: μ₉/μ_max at depth 12 (0.058)", chaos[12][9
 # 数据，所以 $K$ 是循环矩阵，其特征向量就是傅里叶模态，特征值为 $n\mu_k$），并从
 # $f_0 = 0$ 出发，即对初始化取**平均**的网络（单个随机网络从别处出发；$r$ 的平均满足
 # 同一个方程）。于是模态 $k$ 上的残差按 $e^{-\eta\mu_k t}$ 衰减：每个频率都有自己的时钟。
+# （我们画的是 $y - f_t = -r_t$，所以目标中每个模态的曲线都从 $+1$ 开始。）
 
 # %%
 n = 256
@@ -490,7 +543,8 @@ times = np.geomspace(1e-1, 1e5, 60)
 
 
 def residual_of_mode(t, f):
-    residual = eigenvectors @ (torch.exp(-eigenvalues * t / n) * (eigenvectors.T @ target))   # y − f_t, η = 1
+    # y − f_t = −r_t (η = 1; it starts at y)
+    residual = eigenvectors @ (torch.exp(-eigenvalues * t / n) * (eigenvectors.T @ target))
     return float(2 * (residual * torch.cos(f * theta_train)).mean())                        # its cos(fθ) part
 
 
@@ -521,17 +575,18 @@ nh.check_that("higher modes are slower", half_life[1] < half_life[4] < half_life
               expected="k = 1 < 4 < 10")
 
 # %% [markdown]
-# ReLU 的多项式衰减让高频学得慢，而不是学不到：这就是频谱偏置（Basri et al. 2019；
-# Bietti & Mairal 2019）。$\mu_k$ 衰减得更快的核学高频还要慢得多；而 $\mu_k = 0$ 的
-# 模态永远学不到。
+# ReLU 的多项式衰减让高频学得慢，而不是学不到（对偶数模态而言；只有一个无偏置隐藏层时，奇数 $k \ge 3$
+# 需要偏置或第二层）：这就是频谱偏置（Basri et al. 2019；Bietti & Mairal 2019）。$\mu_k$ 衰减得更快的核
+# 学高频还要慢得多。
 #
 # ## 奇偶性陷阱
 #
 # 没有偏置时，tanh 是奇函数，由它搭成的每个网络也是：$f(-x) = -f(x)$。它的核对每个
 # 自变量都是奇的，所以核回归只能给出**奇函数**。当训练输入成对镜像出现
 # （$x$ 与 $-x$），就像这里一样，它拟合目标的奇部分，丢掉偶部分。我们在 $[-2, 2]$ 中的 21 个输入上
-# 拟合 $y = x^2 + x/2$（偶部分 $x^2$，奇部分 $x/2$），用两层 tanh 网络（$\sigma_w = 1.5$），分别带偏置和
-# 不带偏置。无偏置的 Gram 矩阵把每个偶的目标向量都映为零，所以回归需要一个小的
+# 拟合 $y = x^2 + x/2$（偶部分 $x^2$，奇部分 $x/2$），用有两个隐藏层的 tanh 网络（$\sigma_w =
+# 1.5$），
+# 分别带偏置和不带偏置。无偏置的 Gram 矩阵把每个偶的目标向量都映为零，所以回归需要一个小的
 # 岭参数（$10^{-4}$）。
 
 # %%
@@ -578,9 +633,8 @@ nh.check_between("no bias: mean squared error (misses x²)", errors[nh._("tanh, 
 nh.check_between("with bias: mean squared error", errors[nh._("tanh, σ_b = 0.5")], 0, 0.05)
 
 # %% [markdown]
-# 偶部分并不会从每次拟合中消失，只会从镜像对称输入上的拟合中消失。如果输入只在 $x > 0$，
-# 无偏置的 tanh 网络在那里拟合 $x^2$，而奇性随后强迫它在 $-x$ 处给出 $-x^2$。运行之前先预测：
-# $x = -1$ 处的预测是多少？
+# 偶部分会从每次拟合中消失吗？用同一个无偏置 tanh 网络在 $[0.1, 2]$ 中的 20 个输入上拟合 $y = x^2$，
+# 其中没有一个是负的。运行之前先预测：$x = -1$ 处的预测是多少？
 
 # %%
 x_half = torch.linspace(0.1, 2, 20, dtype=torch.float64)[:, None]
@@ -609,11 +663,16 @@ nh.check_between("and max |f(x) + x²| on [−2, −0.1]",
 nh.check_close("x_plot[60] is x = −1", float(xs[60]), -1.0, atol=1e-12)
 
 # %% [markdown]
+# $x = -1$ 处的预测约为 $-1$。在 $x > 0$ 上网络拟合 $x^2$，而奇性随后强迫它在 $-x$ 处给出 $-x^2$：
+# 偶部分只会从镜像对称输入上的拟合中消失。在其他情形下，它变成一个奇函数。
+
+# %% [markdown]
 # ## 动手探索
 #
-# 选择激活函数、深度、$\sigma_w$ 和偏置：交互探索画出 NTK 在圆周上的频谱 $\mu_k/\mu_{\max}$，
+# 选择激活函数、深度、$\sigma_w$ 和偏置 $\sigma_b$：交互探索画出 NTK 在圆周上的频谱 $\mu_k/\mu_{\max}$，
 # 其中 $\mu_{\max}$ 是最大的系数（无论它的 $k$ 是多少）：偶数 $k$ 为实心，奇数 $k$ 为空心，
-# 噪声底用点线表示（tanh：数值积分，$10^{-10}\mu_{\max}$；ReLU 和 erf：舍入，$10^{-13}\mu_{\max}$）；
+# 噪声底用点线表示（tanh：$10^{-10}\mu_{\max}$，是高于数值积分误差的余量；ReLU 和 erf：舍入，
+# $10^{-13}\mu_{\max}$）；
 # 低于噪声底的都不画。对 ReLU，虚线参考线是 $0.3\,k^{-2}$。图下方的一行给出 $\mu_{\max}$、
 # 三个系数、衰减统计量（ReLU：局部指数；tanh 和 erf：噪声底之上第一对和
 # 最后一对的步比），以及哪些模态存在、为什么。
@@ -628,37 +687,38 @@ nh.widgets.live_figure(course.draw_spectrum,
 # %% [markdown]
 # **先预测，再验证。**
 #
-# 1. 保持无偏置的 ReLU。把深度从 1 调到 2：$\mu_3$ 会怎样？然后在深度 2 时把 $\sigma_w$
-#    从 1 调到 2：打印行中的哪些数字会变？
+# 1. 保持 ReLU 无偏置，深度 2，$\sigma_w = 1$。在把 $\sigma_w$ 移到 2 之前：$\mu_{\max}$ 会变为原来的多少倍？
+#    有哪个比值 $\mu_k/\mu_{\max}$ 会变吗？
 #
 # <details><summary>答案</summary>
 #
-# 深度 1 时 $\mu_3$ 低于噪声底（它就是零：ReLU 是线性 + 偶）；深度 2 时它是 $0.045\,\mu_{\max}$，
-# 其中 $\mu_{\max} = \mu_0$。改变 $\sigma_w$ 只改变 $\mu_{\max}$（$\sigma_w = 1$ 时为 0.271，$\sigma_w = 2$ 时为
-# 17.3）：所有比值不变，因为没有偏置时 $\sigma_w$ 只是对一个齐次网络重新缩放。局部
-# 指数保持 2.00。
+# $\mu_{\max} = \mu_0$ 从 0.271 变为 17.3，是原来的 64 倍，而没有任何比值改变（局部指数仍为 1.99）。
+# 无偏置的 ReLU 网络是齐次的，所以它的 $L + 1 = 3$ 个权重层每层都把核乘以
+# $\sigma_w^2$：整个核乘以 $(\sigma_w^2)^{L+1} = 4^3 = 64$，每个 $\mu_k$ 也一样。
 #
 # </details>
 #
-# 2. 换成 tanh，$\sigma_w = 1.5$，无偏置。把深度从 1 调到 12 之前先想一想：$\mu_9/\mu_{\max}$ 会变大、
-#    变小还是不变？$\sigma_w = 0.8$ 时呢？
+# 2. 换成 tanh，无偏置。在 $\sigma_w = 1.5$ 时，深度把 $\mu_9/\mu_{\max}$ 从 $7.0 \cdot 10^{-4}$ 变到
+#    $0.058$（§4.5.3）。现在取 $\sigma_w = 1.2$，同样是混沌相，但离边界更近：把深度从 1 移到 12，
+#    $\mu_9/\mu_{\max}$ 增大的倍数会比那八十倍多还是少？$\sigma_w = 0.8$ 时呢？
 #
 # <details><summary>答案</summary>
 #
-# $\sigma_w = 1.5$ 时（混沌相）它增大约八十倍，从 $7.0 \cdot 10^{-4}$ 到 $0.058$，频谱
-# 在噪声底之上一直延伸到 $k = 71$，而不是 37：深度使输入去相关，而集中在
-# $\theta = 0$ 附近的核有很宽的频谱。$\sigma_w = 0.8$ 时（有序相）它几乎不动（$1.4 \cdot 10^{-5}$ 到 $6.3
-# \cdot 10^{-6}$），而 $\mu_{\max}$ 从 0.207 缩小到 0.0047：方差逐渐消失，网络越来越
-# 像一个线性网络。
+# 更少：$\sigma_w = 1.2$ 时它大约增大十倍，从 $2.1 \cdot 10^{-4}$ 到 $2.1 \cdot 10^{-3}$，噪声底之上最后一个
+# $k$ 只从 29 移到 33（$\sigma_w = 1.5$ 时：从 37 到 71）。离边界越近，不动点 $q^*$ 越小，网络越接近
+# 线性，输入去相关得越慢。$\sigma_w = 0.8$ 时（有序相，无偏置）它下降，约为原来的 1/2.3
+# （$1.4 \cdot 10^{-5}$ 到 $6.3 \cdot 10^{-6}$），而 $\mu_{\max}$ 缩小 44 倍，从 0.207 到 0.0047：
+# 方差逐渐消失，较深的层几乎是线性的。
 #
 # </details>
 #
-# 3. tanh，深度 1，$\sigma_w = 1$：把 $\sigma_b$ 从 0 调到 0.3。会出现什么？有多大？
+# 3. tanh，深度 1，$\sigma_w = 1$：把 $\sigma_b$ 从 0 移到 0.3。出现了什么？有多大？
 #
 # <details><summary>答案</summary>
 #
-# 偶数模态：$\mu_4/\mu_{\max}$ 从低于噪声底变为 0.003。偏置打破了网络的奇性，所以
-# 核不再是 $\cos\theta$ 的奇函数。奇数模态几乎不变（$\mu_3/\mu_{\max}$：0.041 到 0.036）。
+# 偶数模态：其中最大的 $\mu_2/\mu_{\max}$ 从低于噪声底变为 0.022（打印行给出的 $\mu_4/\mu_{\max}$ 变为
+# 0.003）。偏置打破了网络的奇性，所以核不再是 $\cos\theta$ 的奇函数。
+# 奇数模态变化不大（$\mu_3/\mu_{\max}$：0.041 到 0.036）。
 #
 # </details>
 
@@ -669,29 +729,42 @@ def shown(activation, depth, sigma_w, sigma_b, k):
     return abs(mu[k]) / np.abs(mu).max()
 
 
+def last_above(activation, depth, sigma_w):
+    """The largest k ≤ K_MAX whose μ_k/μ_max is above the noise floor (what the explorer's title reports)."""
+    ratios = [shown(activation, depth, sigma_w, 0.0, k) for k in range(course.K_MAX + 1)]
+    return max(k for k, v in enumerate(ratios) if v > course.noise_floor(activation))
+
+
 floor = course.ROUNDING_FLOOR
-nh.check_that("question 1: ReLU, depth 1: μ₃/μ_max below the floor", shown("relu", 1, 1.0, 0.0, 3) < floor,
-              measured=shown("relu", 1, 1.0, 0.0, 3), expected="< 1e-13")
-nh.check_close("question 1: ReLU, depth 2: μ₃/μ_max (0.045)", shown("relu", 2, 1.0, 0.0, 3), 0.045, atol=5e-4)
-nh.check_close("question 1: ReLU, depth 2: spectrum / μ_max at σ_w = 2 and 1 (same)",
-               course.circle_spectrum("relu", 2, 2.0) / 17.3, course.circle_spectrum("relu", 2, 1.0) / 0.271,
-               rtol=0.005)
-nh.check_close("question 2: tanh, σ_w = 1.5: μ₉/μ_max at depth 1 (7.0e-4)", shown("tanh", 1, 1.5, 0, 9),
-               7.0e-4, rtol=0.03)
+wide, narrow = course.circle_spectrum("relu", 2, 2.0), course.circle_spectrum("relu", 2, 1.0)
+nh.check_close("question 1: ReLU, depth 2: μ_max at σ_w = 1 and 2 (0.271, 17.3)",
+               [np.abs(narrow).max() / 0.271, np.abs(wide).max() / 17.3], [1.0, 1.0], rtol=0.002)
+present = np.abs(narrow[:61]) > floor * np.abs(narrow).max()
+nh.check_close("question 1: μ_k(σ_w = 2) / μ_k(σ_w = 1) / 64 for every mode k ≤ 60 present",
+               wide[:61][present] / narrow[:61][present] / 64, np.ones(present.sum()), rtol=1e-6)
+nh.check_close("question 2: tanh, σ_w = 1.2: μ₉/μ_max at depth 1 and 12 (2.1e-4, 2.1e-3)",
+               [shown("tanh", 1, 1.2, 0, 9) / 2.1e-4, shown("tanh", 12, 1.2, 0, 9) / 2.07e-3], [1.0, 1.0],
+               rtol=0.02)
+nh.check_close("question 2: σ_w = 1.2: last k above the floor at depth 1 and 12 (29, 33)",
+               [last_above("tanh", 1, 1.2), last_above("tanh", 12, 1.2)], [29, 33], atol=0.5)
 nh.check_close("question 2: tanh, σ_w = 0.8: μ₉/μ_max at depth 1 (1.4e-5)", shown("tanh", 1, 0.8, 0, 9),
                1.4e-5, rtol=0.04)
 nh.check_close("question 2: tanh, σ_w = 0.8: μ₉/μ_max at depth 12 (6.3e-6)", shown("tanh", 12, 0.8, 0, 9),
                6.3e-6, rtol=0.04)
-nh.check_that("question 2: the titles' last k above the floor (37 at depth 1, 71 at depth 12)",
-              "38" in course.title("tanh", 1, 1.5, 0.0) and "72" in course.title("tanh", 12, 1.5, 0.0),
-              measured=[course.title("tanh", 1, 1.5, 0.0), course.title("tanh", 12, 1.5, 0.0)],
-              expected="38, 72")
+nh.check_close("question 2: σ_w = 1.5: last k above the floor at depth 1 and 12 (37, 71)",
+               [last_above("tanh", 1, 1.5), last_above("tanh", 12, 1.5)], [37, 71], atol=0.5)
 nh.check_close("question 2: tanh, σ_w = 0.8: μ_max at depth 1 and 12 (0.207, 0.0047)",
                [np.abs(course.circle_spectrum("tanh", L, 0.8)).max() / v
                 for L, v in ((1, 0.207), (12, 0.0047))],
                [1.0, 1.0], rtol=0.01)
-nh.check_close("question 3: tanh, σ_b = 0.3: μ₄/μ_max (0.003)", shown("tanh", 1, 1.0, 0.3, 4), 0.003,
-               atol=2e-4)
+nh.check_close("question 3: tanh, σ_b = 0.3: μ₂/μ_max and μ₄/μ_max (0.022, 0.003)",
+               [shown("tanh", 1, 1.0, 0.3, 2), shown("tanh", 1, 1.0, 0.3, 4)], [0.022, 0.003], atol=3e-4)
+nh.check_that("question 3: μ₂ is the largest even mode", shown("tanh", 1, 1.0, 0.3, 2) == max(
+    shown("tanh", 1, 1.0, 0.3, k) for k in range(2, 100, 2)), measured=shown("tanh", 1, 1.0, 0.3, 2),
+    expected="max over even k")
+nh.check_that("question 3: without the bias μ₂ is below the floor",
+              shown("tanh", 1, 1.0, 0.0, 2) < course.QUADRATURE_FLOOR,
+              measured=shown("tanh", 1, 1.0, 0.0, 2), expected="< 1e-10")
 nh.check_close("question 3: μ₃/μ_max without and with the bias (0.041, 0.036)",
                [shown("tanh", 1, 1.0, 0.0, 3), shown("tanh", 1, 1.0, 0.3, 3)], [0.041, 0.036], atol=5e-4)
 
@@ -708,13 +781,17 @@ nh.check_close("question 3: μ₃/μ_max without and with the bias (0.041, 0.036
 #
 # </details>
 #
-# 2. 一个无偏置的 tanh 网络接收范数为 $0.01\sqrt d$ 的输入。它的 NTK 接近哪个更简单的网络的 NTK？
-#    为什么？
+# 2. 在 §4.5.1 的第一个实验中，erf 的曲线在小输入时也像 tanh 的一样走平，但高度不同。小输入下 erf 的 NTK
+#    接近哪个更简单的网络的 NTK？为什么它的平台不同于 tanh 的？
 #
 # <details><summary>答案</summary>
 #
-# 把激活函数换成恒等函数的同一网络，相差因子 $a^2$：所有预激活都很小，而
-# $\tanh u = u - u^3/3 + \dots$，$\tanh'(0) = 1$。（$a = 0.01$ 时两个核相差 0.5 % 以内。）
+# 一个线性网络，相差因子 $a^2$：所有预激活都很小，而 $\operatorname{erf} u = \tfrac2{\sqrt\pi}
+# (u - u^3/3 + \dots)$。但它的斜率是 $\operatorname{erf}'(0) = 2/\sqrt\pi \approx 1.13$，而不是 $\tanh'(0) = 1$：
+# 它所趋近的线性网络的激活函数是 $u \mapsto 2u/\sqrt\pi$。两个隐藏层中的每一层都把这个网络的 NTK
+# 乘以 $\operatorname{erf}'(0)^2 = 4/\pi$，所以它是恒等网络的 $(4/\pi)^2 = 1.62$ 倍
+# （$a = 0.01$ 时 erf 的 NTK 与它相差 0.5 % 以内）。平台要除以每个网络自己在 $a = 1$ 处的核，而在那里
+# erf 和 tanh 的饱和程度不同，所以两个高度 18.7 和 13.5 之比是 1.39，而不是 1.62。
 #
 # </details>
 #
@@ -724,7 +801,7 @@ nh.check_close("question 3: μ₃/μ_max without and with the bias (0.041, 0.036
 # <details><summary>答案</summary>
 #
 # 什么也不发生：它永远保持为 1。无偏置 tanh 的核是奇的，所以 $\mu_4 = \mu_{10} = 0$，而一个模态的残差
-# 按 $e^{-\eta\mu_k t}$ 衰减。只有模态 1 被学到。需要偏置（或偶的激活函数）。
+# 按 $e^{-\eta\mu_k t}$ 衰减。只有模态 1 被学到。需要偏置，或者一个不是奇函数的激活函数。
 #
 # </details>
 #
@@ -746,11 +823,23 @@ nh.check_close("question 3: μ₃/μ_max without and with the bias (0.041, 0.036
 #
 # 更慢：随着 $\sigma_w$ 增大，$\rho_0 \to 1$，$r \to 1$（$\sigma_w = 1$ 时 $r^2 = 0.146$，$\sigma_w =
 # 2$ 时为 0.372）。更大的权重使预激活更大，在它们的尺度上 erf 越来越像
-# $\operatorname{sign}$，而后者的折点带回了缓慢的、近乎幂律的衰减。
+# $\operatorname{sign}$。sign 有一个跳跃；它的反正弦核 $1 - 2\theta/\pi$ 在 $\theta = 0$ 处有尖角，
+# 而尖角带回了缓慢的幂律衰减。
 #
 # </details>
 
 # %% tags=["check"]
+slope_net = nh.mlp(2, nh.elementwise(lambda u: 2 / math.sqrt(math.pi) * u, "2u/√π"), sigma_w=1.5)
+small = 0.01 * pair
+erf_small = float(networks["erf"].kernel(small[:1], small[1:]).ntk)
+nh.check_close("question 2: erf NTK at a = 0.01 / the linear network with slope 2/√π",
+               erf_small / float(slope_net.kernel(small[:1], small[1:]).ntk), 1.0, rtol=0.005)
+nh.check_close("question 2: that linear network / the identity network ((4/π)² = 1.62)",
+               float(slope_net.kernel(pair[:1], pair[1:]).ntk) /
+               float(nh.mlp(2, "identity", sigma_w=1.5).kernel(pair[:1], pair[1:]).ntk), (4 / math.pi) ** 2,
+               rtol=1e-9)
+nh.check_close("question 2: plateaus at a = 0.01, erf and tanh (18.7, 13.5)",
+               [scaled["erf"][0] / 18.72, scaled["tanh"][0] / 13.48], [1.0, 1.0], rtol=0.002)
 nh.check_close("question 5: r² at σ_w = 1 and 2 (0.146, 0.372)",
                [course.erf_rate(1.0) ** 2, course.erf_rate(2.0) ** 2], [0.146, 0.372], atol=5e-4)
 nh.check_close("question 5: the erf step ratio at k = 25 follows r² at σ_w = 2 as well",
@@ -768,8 +857,9 @@ nh.check_close("question 5: the erf step ratio at k = 25 follows r² at σ_w = 2
 #   tanh 比任何幂次都快，但没有固定的几何速率。
 # - 奇偶性决定哪些模态存在：无偏置的 tanh 只有奇数 $k$（只能拟合奇函数），无偏置的 ReLU
 #   一层时没有奇数 $k \ge 3$，从两层起则全都有；偏置带来所有模态。
-# - 深度：ReLU 的 NTK 线性增长，并保持 $k^{-2}$；tanh 的取决于 $\sigma_w$：它消失（有序相）、
-#   趋于 ½（边界 $\sigma_w = 1$），或使输入去相关、展宽频谱（混沌相）。
+# - 深度：在 $\sigma_w^2 = 2$、无偏置时，ReLU 的 NTK 线性增长，并保持 $k^{-2}$；无偏置 tanh 的取决于
+#   $\sigma_w$：它消失（有序相，相关系数保持不变）、趋于 ½（边界 $\sigma_w = 1$），或按 $\chi_1^L$ 增长
+#   （$\chi_1 > 1$：不动点 $q^*$ 处的斜率因子）、使输入去相关并展宽频谱（混沌相）。
 # - 在核区域、均匀数据上，模态 $k$ 以速率 $\eta\mu_k$ 被学到：这就是频谱偏置，ReLU 也不例外。
 
 # %% [markdown]
