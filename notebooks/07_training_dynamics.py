@@ -6,13 +6,14 @@
 #
 # **You will learn**
 # - the closed-form outputs of an infinitely wide network trained by gradient descent, on training **and** test
-#   inputs, and which learning rates keep the steps stable;
+#   inputs, which learning rates keep its steps stable, and what a finite network can do above that rate;
 # - what converges to what as the width $m$ grows, and how fast, measured with error bars;
 # - what "lazy training" measures: the output moves by $O(1)$ while the kernel and the features freeze, and how μP
 #   differs;
 # - why stopping early acts like a ridge penalty, and why training to the end is *ridgeless* regression;
 # - that the trained infinite ensemble's error band is calibrated, and which targets a kernel can learn at all:
-#   every one only when every Mercer coefficient of the kernel is positive.
+#   on the sphere, a dot-product kernel approximates every continuous target only when every Mercer coefficient
+#   is positive.
 #
 # **Prerequisites:** lessons 01–02; lesson 05b for the parameterizations (NTK, μP).
 
@@ -56,11 +57,12 @@ plt.show()
 
 # %% [markdown]
 # Read the panels from left to right. The network in the NTK parameterization starts from a random function
-# $f_0$ of size one and reaches the data within a few steps, on top of the formula at every step, while its
-# features move by 0.1 % at most. The μP network starts almost flat (its output at initialization shrinks with
+# $f_0$ of size one and reaches the data by step 10, on top of the formula at every step, while its
+# features (the relative change of the last hidden layer's feature kernel, section 2) move by 0.1 % at most. The μP network starts almost flat (its output at initialization shrinks with
 # the width, here to about its bias) and fits the data too, but its features move by 29 %, 82 % and 120 %: it
 # learns a new representation, and its NTK moves with it. On this smooth target the path still stays within 0.11 of
-# the formula with its step-0 NTK; what sets μP apart is that its features and kernel move by $O(1)$ at every
+# the formula with its step-0 NTK, which says little: many kernels fit 20 points of a smooth target alike. What
+# sets μP apart is that its features and kernel move by $O(1)$ at every
 # width (lesson 05b). The rest of the lesson is about the first row: its formula, how well real networks follow
 # it, and what it can and cannot learn.
 
@@ -108,7 +110,8 @@ print(nh._("λ_max = {lam_max:.2f} (largest eigenvalue of the analytic NTK on th
 
 # %% [markdown]
 # ¹ The $1/n$ comes from the mean in the loss. With $\frac12\sum_i$ it disappears ($\eta_\text{crit} = 2/\lambda_\max$),
-# with PyTorch's `MSELoss` (mean, no ½) it becomes $2/n$; both functions take the convention as `loss=...`.
+# with PyTorch's `MSELoss` (mean, no ½) the factor $1/n$ becomes $2/n$, so $\eta_\text{crit} = n/\lambda_\max$;
+# both functions take the convention as `loss=...`.
 
 # %% tags=["check"]
 nh.check_close("critical learning rate: course vs nh.critical_learning_rate", data.critical_lr,
@@ -124,10 +127,14 @@ nh.check_close("critical learning rate 2n/λ_max (1.49)", data.critical_lr, 1.49
 #    function, not a kernel predictor.
 # 2. During training the network stays close to its **linearization** $f^\text{lin}$, the first-order Taylor model
 #    around its own initial parameters, started from the same $f_0$ and trained by the same gradient descent:
-#    $\sup_{t\le T}|f_t(x) - f^\text{lin}_t(x)| \to 0$ (Jacot et al. 2018, Thm 2). Lee et al. (2019, Thm 2.1) bound
-#    it by $O(m^{-1/2})$ for all $t$, for learning rates below a threshold.
-# 3. The kernel-regression predictor is only the $t\to\infty$ limit of $f^\text{lin}$, and it keeps the random
-#    offset from $f_0$.
+#    $\sup_{t\le T}|f_t(x) - f^\text{lin}_t(x)| \to 0$. Lee et al. (2019, Thm 2.1) prove it with a bound
+#    $O(m^{-1/2})$ for all $t$, for activations with a Lipschitz derivative $\phi'$ and learning rates below
+#    $2n/(\lambda_\min + \lambda_\max)$ of the analytic Gram matrix in this loss convention (1.489 here; the lesson
+#    uses $\eta = 1$). Jacot et al. (2018, Thm 2), for twice-differentiable activations, show that in the limit the
+#    NTK stays constant during training. Our ReLU network meets neither condition: for it, the measurements below
+#    are the evidence (ReLU results of the same kind exist, e.g. Arora et al. 2019, Thm 3.2).
+# 3. As $t\to\infty$ the linearization tends to $f_0(x^*) + \Theta(x^*, X)\Theta^{-1}(y - f_0(X))$. This equals
+#    the kernel-regression predictor $\Theta(x^*, X)\Theta^{-1}y$ only when $f_0 = 0$, or on average over $f_0$.
 #
 # The gap between a network and the closed form with the analytic NTK therefore has two parts, and we can measure
 # each:
@@ -169,23 +176,29 @@ ax.set_xscale("log")
 ax.set_yscale("log")
 ax.set_xlabel("width m")
 ax.set_ylabel("largest deviation (test inputs, t ≤ 200)")
-ax.set_title(nh._("Each part shrinks like m^(−1/2); here their sum shrinks more slowly"))
+ax.set_title(nh._("Each part shrinks like m^(−1/2); the total's flatter slope is within 3 SE of it"))
 ax.legend(fontsize=8.5)
 plt.show()
 for i, width in enumerate(widths):
     print(nh._("width {width}: total {total:.4f}; cosine between the two parts {cosine:.2f}").format(
         width=width, total=mean[0, i], cosine=cosines[i].mean()))
+total_slope, total_se = fits[0]
+print(nh._("total: fitted slope {slope:.2f} ± {se:.2f}, {distance:.1f} standard errors from −1/2").format(
+    slope=total_slope, se=total_se, distance=abs(total_slope + 0.5) / total_se))
 
 # %% [markdown]
 # Points: the mean over 6 seeds with its standard error; lines: least-squares fits of $\log(\text{gap})$ on
 # $\log m$ through all 24 runs, with the standard error of the slope.²
 #
 # **What the data say.** Each of the two parts shrinks like $m^{-1/2}$: both fitted slopes lie within three
-# standard errors of $-1/2$. The *total* falls more slowly over these widths (its fitted slope is printed in the
-# legend), because at these widths the two parts point in roughly opposite directions (the cosine between them,
-# printed above, is negative) and cancel in part. That slope describes these widths only, not a law: theory gives
-# an **upper bound**, both parts are $O(m^{-1/2})$ and so is their sum, and a fitted slope above $-1/2$ at moderate
-# widths does not contradict it. At width 16384 the total is below 2 % of the targets' largest value. For smooth
+# standard errors of $-1/2$. The *total*'s fitted slope, $-0.35 \pm 0.05$, is flatter, but only 2.7 standard
+# errors from $-1/2$: suggestive, not significant by the same three-standard-error test. The two parts point in
+# roughly opposite directions (the cosine between them, printed above, is negative), so they cancel in part and the
+# total is smaller than their sum. A fixed fraction of cancellation would only lower the prefactor; a flatter slope
+# needs the cancellation to *weaken* as $m$ grows, and it does: the cosine goes from $-0.71$ at width 256 to $-0.39$
+# at 16384 (it compares whole paths, summed over inputs and steps, while the gaps are maxima: a hint, not a
+# derivation). Theory gives an **upper bound**, both parts are $O(m^{-1/2})$ and so is their sum; a slope above
+# $-1/2$ at moderate widths would not contradict it. At width 16384 the total is below 2 % of the targets' largest value. For smooth
 # activations the deviation from the linearization can fall faster, like $1/m$ (Dyer & Gur-Ari 2020; Huang & Yau
 # 2020); with ReLU, units that switch on or off during training keep it nearer $m^{-1/2}$.
 #
@@ -202,15 +215,19 @@ nh.check_that("the two parts point in opposite directions at these widths (mean 
               expected="< −0.25")
 target_size = float(data.y_train.abs().max())
 nh.check_between("width 16384: total gap / largest target (below 2 %)", mean[0, -1] / target_size, 0, 0.02)
-nh.check_that("the total never exceeds the sum of the two parts (triangle inequality, every run)",
-              (gaps[0] <= gaps[1] + gaps[2] + 1e-12).all(), measured="all runs", expected="all runs")
+nh.check_close("total: fitted slope (−0.35)", total_slope, -0.35, atol=0.01)
+nh.check_between("total: distance of its slope from −1/2 in standard errors (2.7: below 3, not significant)",
+                 abs(total_slope + 0.5) / total_se, 2.65, 2.75)
+nh.check_close("cosine between the parts at width 256 (−0.71)", cosines[0].mean(), -0.71, atol=0.005)
+nh.check_close("cosine between the parts at width 16384 (−0.39): the cancellation weakens",
+               cosines[-1].mean(), -0.39, atol=0.005)
 
 # %% [markdown]
 # ## 2. Lazy training, measured
 #
 # In the NTK parameterization the output changes by $O(1)$ (it fits the data, at every width), while what vanishes
 # as $m$ grows is the change of the **NTK** and of the hidden **features** (Lee et al. 2019 prove $O(m^{-1/2})$ for
-# the NTK). We measure the relative change $\lVert\text{after} - \text{before}\rVert/\lVert\text{before}\rVert$ of
+# the NTK, for activations with a Lipschitz $\phi'$; for our ReLU network the numbers below are the evidence). We measure the relative change $\lVert\text{after} - \text{before}\rVert/\lVert\text{before}\rVert$ of
 # the outputs on the training inputs, of the NTK and of the last hidden layer's feature kernel over 200 steps.
 
 # %%
@@ -218,36 +235,54 @@ changes = [course.lazy_changes(width) for width in (256, 1024, 4096)]
 for c in changes:
     print(nh._("width {width}: output changed by {output:.2f}, NTK by {ntk:.4f}, features by {features:.4f}")
           .format(width=c.width, output=c.output, ntk=c.ntk, features=c.features))
+lazy_widths = [c.width for c in changes]
+ntk_slope = nh.loglog_slope(lazy_widths, [c.ntk for c in changes])
+feature_slope = nh.loglog_slope(lazy_widths, [c.features for c in changes])
+
+# %% [markdown]
+# One seed and three widths show a trend, not a rate: over these widths the NTK change falls with a log-log slope
+# of about $-0.48$ and the feature change with $-0.72$, faster than $m^{-1/2}$. Whether that is a rate or the
+# scatter of one seed would take several seeds and error bars, as in section 1.
 
 # %% tags=["check"]
 nh.check_between("smallest output change over the three widths (O(1): above 0.3)",
                  min(c.output for c in changes),
                  0.3, math.inf)
-nh.check_between("NTK change: log-log slope against width (shrinks: below −0.3)",
-                 nh.loglog_slope([c.width for c in changes], [c.ntk for c in changes]), -math.inf, -0.3)
-nh.check_between("feature change: log-log slope against width (shrinks: below −0.3)",
-                 nh.loglog_slope([c.width for c in changes], [c.features for c in changes]), -math.inf, -0.3)
+nh.check_close("NTK change: log-log slope against width, one seed (−0.48)", ntk_slope, -0.48, atol=0.01)
+nh.check_close("feature change: log-log slope against width, one seed (−0.72)", feature_slope, -0.72,
+               atol=0.01)
+falling = all(a.ntk > b.ntk and a.features > b.features for a, b in zip(changes, changes[1:]))
+nh.check_that("NTK and feature change fall at each step of width", falling, measured="256, 1024, 4096",
+              expected="falling")
 
 # %% [markdown]
 # ## Explore: width, learning rate, steps
 #
-# The network (dashed) against the formula (solid) on the test circle, both started from the network's own $f_0$.
+# **Above the critical rate.** The formula has a fixed kernel: for $\eta \ge 2n/\lambda_\max$ its top component
+# grows at every step, for ever. A finite network's kernel is not fixed. Its own threshold is $2n/\hat\lambda_\max$,
+# with $\hat\lambda_\max$ the largest eigenvalue of *its* NTK, which differs from the analytic one and moves during
+# training, most at small width and large steps. So above a threshold the network's loss can grow for some steps
+# and then either keep growing, or fall again once $\hat\lambda_\max$ has dropped below $2n/\eta$; Lewkowycz et
+# al. (2020) call the second case the *catapult* phase. Which one happens depends on $\eta$ and on the network.
+#
+# The network (solid) against the formula (dashed) on the test circle, both started from the network's own $f_0$.
 # While the formula's steps are stable you see the outputs after the chosen number of steps; when they are not, the
-# picture switches to the **training loss on a log axis**. The first printed line gives the critical learning rate
-# of the formula, $2n/\lambda_\max$, and that of this network's own NTK at step 0, $2n/\hat\lambda_\max$, with the
-# network's $\hat\lambda_\max$ before and after training. The title says what happened.
+# picture switches to the **training loss on a log axis**. The title says what happened; its last line gives the
+# critical learning rate of the formula, $2n/\lambda_\max$, that of this network's own NTK at step 0,
+# $2n/\hat\lambda_\max$, and (while both are stable) $\max|\text{network} - \text{formula}|$ on the test angles.
+# A printed line adds the network's $\hat\lambda_\max$ before and after training.
 
 # %% tags=["nbval-ignore-output"]
 nh.widgets.live_figure(course.draw_dynamics,
                        width=nh.widgets.width_slider(1024, options=(64, 256, 1024, 4096)),
-                       learning_rate=nh.widgets.sigma_slider("learning rate", 1.0, min=0.1, max=2.0),
+                       learning_rate=nh.widgets.sigma_slider("learning rate", 1.0, min=0.1, max=3.5),
                        steps=nh.widgets.int_slider("steps", 100, min=0, max=400))
 
 # %% [markdown]
 # **Predict, then check.**
 #
 # 1. Width 64, learning rate 1.4, 100 steps. The formula is stable ($1.4 < 1.49$), but this network's own
-#    threshold at step 0 is lower (printed: 1.32). Will the network fail to converge?
+#    threshold at step 0 is lower (title: 1.32). Will the network fail to converge?
 #
 # <details><summary>Answer</summary>
 #
@@ -267,12 +302,14 @@ nh.widgets.live_figure(course.draw_dynamics,
 # network's loss first shoots up, to 25.2 at step 14, then falls to $5.8\cdot 10^{-5}$ by step 100, while its
 # $\hat\lambda_\max$ falls from 27.1 to 22.9, below $2n/\eta = 25$. This is the *catapult* phase (Lewkowycz et
 # al. 2020), outside the kernel regime. At $\eta = 1.6$ and $2.0$ every width of the slider recovers within 400
-# steps (seed 0); at width 1024, $\eta = 2$ and only 5 steps it has not yet (the loss is still rising).
+# steps (seed 0); at width 1024, $\eta = 2$ and only 5 steps it has not yet (the loss is still rising). Push on:
+# at $\eta = 3.5$ every width of the slider diverges within 11 steps, while at $\eta = 3$ widths 64 and 4096
+# still recover and 256 and 1024 diverge.
 #
 # </details>
 #
-# 3. Learning rate 1.0, 100 steps: move the width from 256 to 4096, 16 times wider. Will the printed
-#    $\max|\text{network} - \text{formula}|$ shrink by $\sqrt{16} = 4$?
+# 3. Learning rate 1.0, 100 steps: move the width from 256 to 4096, 16 times wider. Will
+#    $\max|\text{network} - \text{formula}|$ (title) shrink by $\sqrt{16} = 4$?
 #
 # <details><summary>Answer</summary>
 #
@@ -308,6 +345,14 @@ final = {key: (math.inf if run.diverged_at is not None else float(run.loss[-1]))
          for key, run in recovered.items()}
 nh.check_between("question 2: η = 1.6, 2.0, 400 steps, widths 64 … 4096: largest final loss",
                  max(final.values()), 0, 1e-3)
+far = {width: course.explorer_run(width, 3.5, 400).diverged_at for width in (64, 256, 1024, 4096)}
+nh.check_that("question 2: η = 3.5, widths 64 … 4096: every one diverges within 11 steps",
+              all(step is not None and step <= 11 for step in far.values()), measured=str(far),
+              expected="≤ 11")
+at_3 = {width: course.explorer_run(width, 3.0, 400).diverged_at is None for width in (64, 256, 1024, 4096)}
+nh.check_that("question 2: η = 3: widths 64 and 4096 recover, 256 and 1024 diverge",
+              at_3 == {64: True, 256: False, 1024: False, 4096: True}, measured=str(at_3),
+              expected="{64: True, 256: False, 1024: False, 4096: True}")
 short = course.explorer_run(1024, 2.0, 5)
 nh.check_that("question 2: η = 2, 5 steps: the loss is still rising",
               float(short.loss[-1]) == float(short.loss.max()),
@@ -320,7 +365,8 @@ nh.check_close("question 3: max |network − formula| at widths 256, 1024, 4096 
 # %% [markdown]
 # ## 3. Early stopping is an implicit ridge
 #
-# In the eigenbasis of $\Theta$ (eigenvalues $\lambda_i$), gradient flow from $f_0 = 0$ (a symmetrized network)
+# In the eigenbasis of $\Theta$ (eigenvalues $\lambda_i$), gradient flow from $f_0 = 0$ (a symmetrized network:
+# two copies with opposite readouts, whose outputs cancel at initialization)
 # keeps the fraction $1 - e^{-\eta\lambda_i t/n}$ of each component of $y$, while ridge regression with penalty
 # $\rho$ keeps $\lambda_i/(\lambda_i + \rho)$. Both shrink the small-eigenvalue (wiggly) directions, and the two
 # filters cross ½ at the same $\lambda$ when $\rho = n\ln 2/(\eta t)$: roughly $\rho \approx n/(\eta t)$. Trained
@@ -375,8 +421,9 @@ nh.check_close("the flow at t = 1e6 reaches the ridgeless error", flow_error[-1]
 #
 # A band is *calibrated* when its nominal coverage is what one sees: a 95 % band should hold 95 % of the networks.
 # We count at the 20 midpoints between the training angles, where neighbouring midpoints are only weakly correlated
-# under the process, so the 20 × 20 = 400 z-scores $z = (f - \text{mean})/\sigma$ act as independent draws, and a
-# count of 400 draws scatters by a binomial standard error. No slack is added to the band.
+# under the process (checked below: at most 0.3), so the 20 × 20 = 400 z-scores $z = (f - \text{mean})/\sigma$
+# behave nearly like independent draws, and we compare the count with the binomial standard error of 400
+# independent draws, taking three of them as the tolerance. No slack is added to the band.
 
 # %%
 mid = course.on_circle(data.angles_train + math.pi / 20)    # halfway between neighbouring training angles
@@ -413,13 +460,14 @@ nh.check_between("largest |coverage − nominal| over 7 levels, in units of 3 bi
                  float(np.abs((inside - levels) / tolerance).max()), 0, 1)
 
 # %% [markdown]
-# ## 5. What lazy training can learn: every target only if every μ_k > 0
+# ## 5. What lazy training can learn: every continuous target only if every μ_k > 0
 #
 # A kernel regression can only produce functions built from the kernel. On the circle a kernel that depends on the
 # angle $\theta$ between its inputs expands into harmonics, $\Theta(\theta) = \mu_0 + 2\sum_{k\ge1}\mu_k\cos k\theta$
 # (its Mercer coefficients $\mu_k \ge 0$; on higher spheres the same holds with spherical harmonics). Every function
-# kernel regression returns has a $k$-th harmonic only if $\mu_k > 0$. So the NTK's function space is dense in the
-# continuous functions (can approximate every one) **if and only if every $\mu_k$ is positive**. Whether that holds
+# kernel regression returns has a $k$-th harmonic only if $\mu_k > 0$. So, for such a dot-product kernel on the
+# sphere, the NTK's function space is dense in the continuous functions (can approximate every one) **if and only
+# if every $\mu_k$ is positive**. Whether that holds
 # depends on the architecture:
 #
 # - the lesson's ReLU network *with a bias* ($\sigma_b = 0.3$) has every $\mu_k > 0$ (checked up to $k = 64$);
@@ -467,31 +515,39 @@ nh.widgets.live_figure(course.draw_fit,
 # %% [markdown]
 # **Predict, then check.**
 #
-# 1. Choose "ReLU, no bias" (the default `nh.mlp(1)`), $k = 3$, and move $n$ up to 512. Will more data help?
+# 1. Choose "ReLU, no bias" (the default `nh.mlp(1)`), $k = 3$, and move $n$ from 8 up to 512. Will the error
+#    settle at 1 (the score of predicting 0 everywhere), below 1, or above 1?
 #
 # <details><summary>Answer</summary>
 #
-# No: the error is 1.65 at $n = 512$ (1.83 at $n = 64$), worse than predicting 0. $\mu_3 = 0$ (the printed line
-# says so), so the fit contains no $\cos 3\theta$ at all: whatever it does add is pure error, and the error can
-# never fall below 1, at any $n$.
+# Above 1 at every $n$: 3.0 at $n = 8$, 1.83 at $n = 64$, 1.65 at $n = 512$. $\mu_3 = 0$, so the fit contains no
+# $\cos 3\theta$ at all; to pass through the samples it uses other harmonics instead, and whatever it adds is pure
+# error on top of the missing target.
 #
 # </details>
 #
-# 2. Now "erf, no bias" with $k = 2$, then $k = 3$. What do you expect?
+# 2. Both "erf, no bias" and the lesson's "ReLU, σ_b = 0.3" have $\mu_3 > 0$. At $k = 3$ and $n = 64$, which one
+#    learns $\cos 3\theta$ more accurately, and by roughly how much?
 #
 # <details><summary>Answer</summary>
 #
-# $k = 2$: error 1.07 at $n = 512$, the kernel is odd and has no even harmonics. $k = 3$: an error below
-# $10^{-20}$, learned essentially exactly. A bias-free erf network represents only odd functions, $f(-x) = -f(x)$.
+# erf, by more than ten orders of magnitude: its error is below $10^{-12}$ (the exact value depends on rounding in
+# an ill-conditioned Gram matrix), the ReLU kernel's $1.8\cdot10^{-3}$. The erf kernel is a smooth function of the
+# angle, its $\mu_k$ fall fast (the figure above), and ridgeless regression of a low harmonic with such a kernel
+# converges very quickly in $n$; the ReLU kernels have a kink at $\theta = 0$, their $\mu_k$ fall only like a power
+# of $k$, and so does their error in $n$. (erf pays for it elsewhere: with $k = 2$ it has no harmonic to use, error
+# 1.07 at $n = 512$.)
 #
 # </details>
 #
-# 3. "ReLU, no bias, 2 layers", $k = 3$, $n = 512$: does depth repair the first question?
+# 3. With the lesson's kernel "ReLU, σ_b = 0.3": which is learned more accurately from the same $n$, $\cos 3\theta$
+#    or $\cos 4\theta$?
 #
 # <details><summary>Answer</summary>
 #
-# Yes: error $4\cdot10^{-7}$. The second hidden layer makes every $\mu_k$ positive (the figure above), so
-# $\cos 3\theta$ is in its function space and enough data learn it.
+# $\cos 4\theta$, at every $n$ from 8 to 512 (at $n = 64$: $1.1\cdot10^{-3}$ against $1.8\cdot10^{-3}$). The
+# Mercer figure shows why: for this kernel $\mu_4$ is larger than $\mu_3$ (0.018 against 0.011 of the largest).
+# What matters is the size of $\mu_k$, not the frequency itself, and the $\mu_k$ fall only roughly with $k$.
 #
 # </details>
 
@@ -504,22 +560,38 @@ nh.check_that("question 1: μ_3 is zero to rounding (|μ_3| < 1e-15)", mu_3 < 1e
 nh.check_that("question 1: error ≥ 1 at every n = 8 … 512 tried",
               all(course.ridgeless_fit("ReLU, no bias", 3, n)[1] >= 1 for n in (8, 16, 32, 128, 256, 512)),
               measured="n = 8, 16, 32, 128, 256, 512", expected="≥ 1")
+nh.check_close("question 1: ReLU no bias, cos 3θ, n = 8 (3.0)",
+               course.ridgeless_fit("ReLU, no bias", 3, 8)[1], 3.0, atol=0.05)
 nh.check_close("question 2: erf no bias, cos 2θ, n = 512 (1.07)",
                course.ridgeless_fit("erf, no bias", 2, 512)[1],
                1.07, atol=0.005)
-erf_3 = course.ridgeless_fit("erf, no bias", 3, 512)[1]
-nh.check_that("question 2: erf no bias, cos 3θ, n = 512 (learned: error below 1e-20)", erf_3 < 1e-20,
-              measured=f"{erf_3:.1e}", expected="< 1e-20")
-nh.check_close("question 3: ReLU no bias 2 layers, cos 3θ, n = 512 (4e-7)",
-               course.ridgeless_fit("ReLU, no bias, 2 layers", 3, 512)[1], 4e-7, rtol=0.1)
+erf_3 = course.ridgeless_fit("erf, no bias", 3, 64)[1]
+nh.check_that("question 2: erf no bias, cos 3θ, n = 64 (learned: error below 1e-12)", erf_3 < 1e-12,
+              measured=f"{erf_3:.1e}", expected="< 1e-12")
+relu_3 = course.ridgeless_fit("ReLU, σ_b = 0.3", 3, 64)[1]
+nh.check_close("question 2: ReLU σ_b = 0.3, cos 3θ, n = 64 (1.8e-3)", relu_3, 1.8e-3, rtol=0.05)
+lesson_mu = course.mercer_coefficients("ReLU, σ_b = 0.3", 4)
+nh.check_close("question 3: μ_3 and μ_4 of the lesson's kernel / largest (0.011, 0.018)",
+               [float(lesson_mu[3]), float(lesson_mu[4])], [0.011, 0.018], atol=0.0005)
+lesson_error = {(k, n): course.ridgeless_fit("ReLU, σ_b = 0.3", k, n)[1]
+                for k in (3, 4) for n in (8, 16, 32, 64, 128, 256, 512)}
+cos_4_better = [lesson_error[4, n] < lesson_error[3, n] for n in (8, 16, 32, 64, 128, 256, 512)]
+nh.check_that("question 3: cos 4θ has the smaller error at every n = 8 … 512", all(cos_4_better),
+              measured=str(cos_4_better), expected="all True")
+nh.check_close("question 3: cos 4θ at n = 64 (1.1e-3)", lesson_error[4, 64], 1.1e-3, rtol=0.05)
 
 # %% [markdown]
 # ### Dense, but sample-hungry
 #
-# When every $\mu_k$ is positive, every target can be learned, but not cheaply: the $\mu_k$ fall with $k$, and
-# the higher the frequency, the more samples ridgeless regression needs. In $d$ dimensions the number of harmonics
-# of degree $\le k$ grows like $d^k$, and so does the number of samples kernel regression needs (Ghorbani, Mei,
-# Misiakiewicz & Montanari 2019/2021); a network that learns features can need far fewer. We fit
+# When every $\mu_k$ is positive, every continuous target can be approximated, and a noise-free target built from
+# finitely many harmonics (such as $\cos k\theta$) is learned by ridgeless regression as $n$ grows (with noisy
+# labels, ridgeless interpolation is not consistent in fixed dimension; Rakhlin & Zhai 2019). But not cheaply: the
+# $\mu_k$ fall roughly with $k$, and the higher the frequency, the more samples ridgeless regression needs. On the
+# circle this is the decay of the spectrum: there are only $2k + 1$ harmonics of degree $\le k$. In high dimension
+# it becomes a curse: for fixed $k$ and uniform data on the sphere in $d \to \infty$ dimensions, the number of
+# spherical harmonics of degree $\le k$ grows like $d^k$, and so does the number of samples kernel regression needs
+# (Ghorbani, Mei, Misiakiewicz & Montanari 2019/2021), while networks that learn features can need fewer (not
+# shown here). We fit
 # $\cos k\theta$ for $k = 1, 2, 4, 8, 16$ with the lesson's kernel (ReLU, $\sigma_b = 0.3$) from $n$ random angles.
 
 # %%
@@ -547,49 +619,58 @@ nh.check_that("smallest n with error below 1 %, k = 1, 2, 4, 8, 16 (8, 16, 64, 1
 # %% [markdown]
 # ## Check your understanding
 #
-# 1. The lesson's Gram matrix has $\lambda_\max = 26.8$ with $n = 20$. What is the critical learning rate for the
-#    loss $\frac12\sum_i(f(x_i) - y_i)^2$, and for PyTorch's `MSELoss`?
+# 1. The lesson's Gram matrix has $\lambda_\max = 26.8$ with $n = 20$. A colleague writes the loss as
+#    $\sum_i(f(x_i) - y_i)^2$, with neither the ½ nor the mean. Up to which learning rate are the formula's steps
+#    stable?
 #
 # <details><summary>Answer</summary>
 #
-# The factor per step is $1 - c\,\eta\lambda$ with $c = 1$ for $\frac12\sum$ and $c = 2/n$ for the mean without ½.
-# So $\eta_\text{crit} = 2/\lambda_\max = 0.075$ and $2/(c\lambda_\max) = n/\lambda_\max = 0.75$; the lesson's
-# $\frac1{2n}\sum$ gives $2n/\lambda_\max = 1.49$.
+# The gradient of $\sum_i(f - y_i)^2$ is $2\sum_i(f - y_i)\nabla f$, so each step multiplies the residual along the
+# $i$-th eigenvector by $1 - 2\eta\lambda_i$, and $\eta_\text{crit} = 1/\lambda_\max = 0.037$: forty times smaller
+# than the lesson's $2n/\lambda_\max = 1.49$. The convention of the loss sets the scale of the learning rate.
 #
 # </details>
 #
 # 2. A learner trains a width-16384 network for a long time and compares its test predictions with kernel
-#    regression $\Theta(x^*, X)\Theta^{-1}y$. They differ by about as much as $f_0$ does. Why, and how would you
-#    remove the difference?
+#    regression $\Theta(x^*, X)\Theta^{-1}y$. Where on the circle will the two differ most, and is the difference
+#    as large as $f_0$ itself?
 #
 # <details><summary>Answer</summary>
 #
-# Training to the end gives ridgeless regression on $y - f_0(X)$ **plus** $f_0$: the prediction is
-# $f_0(x^*) + \Theta(x^*, X)\Theta^{-1}(y - f_0(X))$, and $f_0$ is a random function of size one at every width.
-# Remove it by averaging many networks (the ensemble mean), or start from $f_0 = 0$ by symmetrizing (two copies
-# with opposite readouts).
+# Training to the end gives $f_0(x^*) + \Theta(x^*, X)\Theta^{-1}(y - f_0(X))$, so the difference is
+# $f_0(x^*) - \Theta(x^*, X)\Theta^{-1}f_0(X)$: how badly kernel regression interpolates the random function $f_0$
+# from its values at the training inputs. It vanishes at the training inputs and is largest between them. It is
+# much smaller than $f_0$: its standard deviation over initializations is the band of section 4, at most 0.037 on
+# the test circle, against 1.45 for $f_0$. Remove it by averaging many networks (the ensemble mean), or start from
+# $f_0 = 0$ by symmetrizing.
 #
 # </details>
 #
-# 3. Why do the network's NTK and features freeze as the width grows, while its outputs still move by $O(1)$?
+# 3. Write the output as $f(x) = \frac{1}{\sqrt m}\sum_{j=1}^m a_j\,\phi(w_j\cdot x)$. Section 2 measured that the
+#    output moves by $O(1)$ while the NTK's change shrinks with the width. If every weight moves by about the same
+#    amount $\delta$, how large must $\delta$ be for the output to move by $O(1)$, and how much does one unit's
+#    contribution to the kernel then change?
 #
 # <details><summary>Answer</summary>
 #
-# The output is a sum over $m$ units, each weighted by $1/\sqrt m$: moving every weight by $O(1/\sqrt m)$ moves
-# the output by $O(1)$, because $m$ small changes add up coherently. The kernel is an average over the units of
-# products of their gradients; each unit changes by $O(1/\sqrt m)$, so the average does too (section 2: the
-# NTK change falls with width, the output change does not).
+# Each unit's term changes by about $\delta/\sqrt m$, and the $m$ changes add up coherently (gradient descent moves
+# them all in the direction that reduces the loss), so the output moves by about $\sqrt m\,\delta$: $\delta$ of
+# order $1/\sqrt m$ is enough. The kernel is an average over the units of products of their gradients; each unit's
+# gradients change by $O(\delta) = O(1/\sqrt m)$, so the average does too, and freezes as $m$ grows.
 #
 # </details>
 #
-# 4. With noisy labels, about which ridge $\rho$ does stopping at time $t$ (with $\eta = 1$, $n = 20$) imitate,
-#    and why does neither help with noise-free labels?
+# 4. On the noise-free labels of this lesson's target, would a small positive ridge (or stopping early) lower the
+#    test error of ridgeless regression? And for "ReLU, no bias" on $\cos 3\theta$ (section 5)?
 #
 # <details><summary>Answer</summary>
 #
-# $\rho \approx n/(\eta t) = 20/t$ (the two filters cross ½ at $\rho = n\ln 2/(\eta t)$). Both damp the
-# small-eigenvalue directions, where noise dominates. Without noise there is nothing to damp: interpolation of
-# noise-free labels is what you want, and the smallest ridge (the longest training) does best.
+# Here, no: ridge 0 gives test MSE $2.25\cdot10^{-5}$, ridge 0.01 gives $3.5\cdot10^{-5}$, ridge 0.1
+# $2.9\cdot10^{-4}$. The kernel represents this smooth target well and there is no noise to damp. For the
+# bias-free ReLU kernel on $\cos 3\theta$ ($n = 64$), yes: ridgeless scores 1.83 (relative to the variance),
+# ridge 1 scores 1.07, and an infinite ridge (predicting 0) scores 1. When the kernel cannot represent the target,
+# shrinking helps. In general the best ridge can be zero, positive or even negative (Kobak, Lomond & Sanchez 2020):
+# "no ridge without noise" is typical, not guaranteed.
 #
 # </details>
 #
@@ -607,12 +688,25 @@ nh.check_that("smallest n with error below 1 %, k = 1, 2, 4, 8, 16 (8, 16, 64, 1
 
 # %% tags=["check"]
 nh.check_close("question 1: λ_max (26.8)", data.lam_max, 26.8, atol=0.05)
-nh.check_close("question 1: 2/λ_max and n/λ_max (0.075, 0.75)", [2 / data.lam_max, 20 / data.lam_max],
-               [0.075, 0.75], atol=0.005)
-nh.check_close("question 1: nh.critical_learning_rate with loss='half_sum' and 'mean'",
-               [nh.critical_learning_rate(data.ntk_train, loss="half_sum"),
-                nh.critical_learning_rate(data.ntk_train, loss="mean")],
-               [2 / data.lam_max, 20 / data.lam_max], rtol=1e-12)
+nh.check_close("question 1: 1/λ_max for Σ(f − y)² (0.037)", 1 / data.lam_max, 0.037, atol=0.0005)
+nh.check_close("question 1: the lesson's 2n/λ_max is 40 times larger", data.critical_lr * data.lam_max, 40,
+               rtol=1e-12)
+nh.check_close("question 2: standard deviation of f₀ on the test circle (1.45)",
+               float(course.ARCH.kernel(data.x_test).nngp.diagonal().sqrt().max()), 1.45, atol=0.005)
+plain = {}
+for r in (0, 0.01, 0.1):
+    fit = nh.kernel_regression(data.ntk_train, data.ntk_test, data.y_train, **({"ridge": r} if r else {}))
+    plain[r] = float(((fit - truth) ** 2).mean())
+nh.check_close("question 4: lesson's target, test MSE at ridge 0 (2.25e-5)", plain[0], 2.25e-5, rtol=0.01)
+nh.check_close("question 4: ridge 0.01 (3.5e-5)", plain[0.01], 3.5e-5, rtol=0.01)
+nh.check_close("question 4: ridge 0.1 (2.9e-4)", plain[0.1], 2.9e-4, rtol=0.03)
+cos_3_angles = course.training_angles(64)
+cos_3_gram = course.KERNELS["ReLU, no bias"].kernel(
+    course.on_circle(torch.cat([cos_3_angles, course.EVAL_ANGLES]))).ntk
+cos_3_ridge = nh.kernel_regression(cos_3_gram[:64, :64], cos_3_gram[64:, :64], torch.cos(3 * cos_3_angles),
+                                   ridge=1.0)
+cos_3_error = float(((cos_3_ridge - torch.cos(3 * course.EVAL_ANGLES)) ** 2).mean()) / 0.5
+nh.check_close("question 4: ReLU no bias, cos 3θ, n = 64, ridge 1 (1.07)", cos_3_error, 1.07, atol=0.005)
 
 erf_fits = {}
 for n in (64, 512):
@@ -631,14 +725,16 @@ nh.check_close("question 5: MSE at n = 512 and 64 (1.057, 6.2)", [mse[512], mse[
 # - An infinitely wide network in the NTK parameterization trained on the squared loss follows a closed form on
 #   training and test inputs; discrete steps are stable only for $\eta < 2n/\lambda_\max$.
 # - What converges: $f_0$ to the NNGP Gaussian process (in distribution); the trained network to its own
-#   linearization, and that linearization to the analytic formula, each within $O(m^{-1/2})$. The sum of the two
-#   can fall more slowly at moderate widths, where they partly cancel.
+#   linearization, and that linearization to the analytic formula, each within $O(m^{-1/2})$ here (proved for
+#   activations with a Lipschitz $\phi'$). Their sum partly cancels; its fitted slope here, $-0.35 \pm 0.05$, is
+#   not significantly different from $-1/2$.
 # - Lazy training: the outputs move by $O(1)$ while the NTK and the features freeze as the width grows; under μP
 #   the features move by $O(1)$ instead.
 # - Training to the end is *ridgeless* regression plus the $f_0$ offset; stopping early filters the same
 #   eigen-directions a ridge does, with $\rho \approx n/(\eta t)$.
-# - The trained infinite ensemble is a calibrated Gaussian process; the kernel's function space is dense iff every
-#   Mercer coefficient $\mu_k > 0$, and even then high frequencies cost many samples.
+# - The trained infinite ensemble is a calibrated Gaussian process; for a dot-product kernel on the sphere the
+#   function space is dense iff every Mercer coefficient $\mu_k > 0$, and even then high frequencies cost many
+#   samples.
 #
 # **Exercise 4.9** (`solutions/chapter4/ex4_9_early_stopping.py`, "Early stopping is an implicit ridge"):
 # compute the closed form stably and find the ridge that early stopping imitates.
@@ -664,8 +760,8 @@ nh.check_close("question 5: MSE at n = 512 and 64 (1.057, 6.2)", [mse[512], mse[
 #
 # **What is true:** three different statements (section 1): $f_0$ converges in distribution to the NNGP Gaussian
 # process; the trained network stays close to its linearization, for fixed inputs, within $O(m^{-1/2})$ for small
-# enough learning rates (Lee et al. 2019); the kernel-regression predictor is the $t \to \infty$ limit of the
-# linearization and keeps the $f_0$ offset. The theorems hold for a fixed finite set of inputs, not uniformly over
+# enough learning rates and activations with a Lipschitz derivative (Lee et al. 2019); the $t \to \infty$ limit of
+# the linearization is kernel regression on $y - f_0$ plus the $f_0$ offset. The theorems hold for a fixed finite set of inputs, not uniformly over
 # all of input space ([errata B6](../ERRATA.md#b6), [errata B7](../ERRATA.md#b7)).
 #
 # </details>

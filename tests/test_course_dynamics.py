@@ -243,3 +243,19 @@ def test_lazy_changes_and_ensemble_members_are_nh_train():
     direct = nh.train(dynamics.ARCH.network(2, width=64, seed=6), data.x_train, data.y_train, lr=1.0, steps=10,
                       x_eval=data.x_test, track_kernels=False).outputs[-1]
     assert torch.allclose(members[1], direct, atol=1e-12), "seed 6 is the second member"
+
+
+def test_explorer_title_carries_the_critical_rates_and_the_gap():
+    """The static notebook keeps the figure but not the printed lines: the title must hold the numbers."""
+    data = dynamics.circle()
+    dynamics.draw_dynamics(64, 1.4, 100)
+    title = plt.gca().get_title()
+    run = dynamics.explorer_run(64, 1.4, 100)
+    gap = float((run.outputs[-1] - run.formula_test).abs().max())
+    for number in (f"{data.critical_lr:.2f}", f"{40 / run.own_start:.2f}", f"{gap:.3f}"):
+        assert number in title, f"expected {number} in the title, got {title!r}"
+    plt.close("all")
+    dynamics.draw_dynamics(256, 3.5, 50)                  # diverged: the rates, no gap
+    title = plt.gca().get_title()
+    assert "diverged" in title and f"{data.critical_lr:.2f}" in title and "max |" not in title, title
+    plt.close("all")

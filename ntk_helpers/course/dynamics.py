@@ -383,7 +383,7 @@ def _kernel(name: str):
 def mercer_coefficients(name: str, kmax: int = 64) -> torch.Tensor:
     """mu_0 .. mu_kmax of the NTK of ``KERNELS[name]`` on the circle of radius sqrt(2), divided by the largest:
     k(theta) = sum_k c_k mu_k cos(k theta) (c_0 = 1, c_k = 2), from the FFT of nh.dot_product_profile on 1024
-    angles (exact for the harmonics up to 511 a kernel this smooth carries)."""
+    angles (accurate to about 1e-7 of the largest: the ReLU kernels' kink at theta = 0 aliases a little)."""
     kmax = check_int("kmax", kmax, minimum=0)
     if kmax > 511:
         raise ValueError(f"kmax must be at most 511 (1024 angles), got {kmax}")
@@ -573,9 +573,10 @@ def draw_dynamics(width: int, learning_rate: float, steps: int) -> None:
     run = explorer_run(width, round(float(learning_rate), 6), steps)
     fig, ax = plt.subplots()
     if run.ratio < 2 or steps == 0:
-        ax.plot(data.angles_test, run.formula_test, color=PALETTE[0], label="closed form (analytic NTK)")
+        ax.plot(data.angles_test, run.formula_test, "--", color=PALETTE[0], zorder=3,
+                label="closed form (analytic NTK)")
         if run.diverged_at is None:
-            ax.plot(data.angles_test, run.outputs[-1], "--", color=PALETTE[1], label=f"network, width {width}")
+            ax.plot(data.angles_test, run.outputs[-1], color=PALETTE[1], label=f"network, width {width}")
         ax.plot(data.angles_train, data.y_train, "ko", ms=4, label="training data")
         ax.set_xlabel("angle (radians)")
         ax.set_ylabel(f"output after {steps} steps")
@@ -588,13 +589,19 @@ def draw_dynamics(width: int, learning_rate: float, steps: int) -> None:
         label = "closed form (linearized model)"
         if shown < steps + 1:
             label += f"; above {top:.0e} from step {shown} on, not drawn"
-        ax.semilogy(range(shown), formula_loss[:shown], color=PALETTE[0], label=label)
-        ax.semilogy(range(len(run.loss)), run.loss, "--", color=PALETTE[1], label=f"network, width {width}")
+        ax.semilogy(range(shown), formula_loss[:shown], "--", color=PALETTE[0], label=label)
+        ax.semilogy(range(len(run.loss)), run.loss, color=PALETTE[1], label=f"network, width {width}")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlabel("gradient-descent step")
         ax.set_ylabel("training loss (log scale)")
         ax.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.22))
-    ax.set_title(describe_dynamics(run).replace("; ", ";\n", 1).replace("；", "；\n", 1), fontsize=10)
+    rates = _("critical η: formula {critical:.2f}, this network at step 0 {own:.2f}").format(
+        critical=data.critical_lr, own=run.own_critical_lr)
+    if run.ratio < 2 and run.diverged_at is None and steps > 0:
+        rates += _("; max |network − formula| {gap:.3f}").format(
+            gap=float((run.outputs[-1] - run.formula_test).abs().max()))
+    ax.set_title(describe_dynamics(run).replace("; ", ";\n", 1).replace("；", "；\n", 1) + "\n" + rates,
+                 fontsize=9.5)
     own_end = _("diverged") if run.own_end is None else f"{run.own_end:.1f}"
     print(_("width {width}, η = {lr:.2f}, {steps} steps: critical η of the formula {critical:.2f}, of this "
             "network at step 0 {own:.2f}; its own λ_max {start:.1f} → {end}").format(
