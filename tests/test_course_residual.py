@@ -293,3 +293,36 @@ def test_the_induction_diagram_has_a_takeaway_title_and_renders():
     assert "adds α²" in figure.axes[0].get_title()
     figure.canvas.draw()
     plt.close(figure)
+
+
+def test_the_explorer_line_prints_the_kernel_it_draws():
+    row = kernel_row(16, "α = 1/√L", "relu")
+    ring = torch.stack([residual.ANGLES.cos(), residual.ANGLES.sin()], 1) * math.sqrt(2)
+    scale = float(nh.resnet(16, alpha=0.25).kernel(ring[:1]).ntk[0, 0])
+    expected = (f"L = 16, α = 1/√L, relu: Θ(x, x) = {scale:.4g}; normalized NTK {float(row[1]):.3f} at 3°, "
+                f"{float(row[30]):.3f} at 90°, {float(row[60]):.3f} at 180°")
+    line = residual.explorer_line(16, "α = 1/√L", "relu")
+    assert line == expected, f"expected {expected!r}, got {line!r}"
+    assert residual.explorer_line(1200, "α = 1", "relu") == "no kernel: it leaves the float64 range"
+
+
+def test_a_change_that_rounds_to_zero_is_called_below_0_001():
+    change = float((kernel_row(199, "α = 1/√L", "erf") - kernel_row(99, "α = 1/√L", "erf")).abs().max())
+    title = residual.describe(199, "α = 1/√L", "erf")
+    assert change < 0.0005, f"expected a change below 0.0005 from 99 to 199 blocks, got {change}"
+    assert "less than 0.001" in title and "0.000" not in title, f"got {title!r}"
+
+
+def test_block_factors_are_the_forward_and_backward_parts_of_each_share():
+    for activation in ("relu", "erf"):
+        forward, backward = residual.block_factors(16, 0.25, activation)
+        shares = residual.recursion_shares(16, 0.25, activation)
+        parts = forward * backward / shares.total
+        assert np.allclose(parts, shares.blocks, rtol=1e-12), f"{activation}: expected {shares.blocks}, got {parts}"
+    # erf on the diagonal: E[erf(u)²] = (2/π) asin(2q/(1 + 2q)) at u ~ N(0, q), q = q0 = 2 for block 1
+    forward, _ = residual.block_factors(16, 0.25, "erf")
+    expected = 0.25 ** 2 * 2 * (2 / math.pi) * math.asin(4 / 5)
+    assert math.isclose(forward[0], expected, rel_tol=1e-10), f"expected {expected}, got {forward[0]}"
+    relu_forward, relu_backward = residual.block_factors(16, 0.25, "relu")
+    ratio_f, ratio_b = relu_forward[-1] / relu_forward[0], relu_backward[0] / relu_backward[-1]
+    assert math.isclose(ratio_f, ratio_b, rel_tol=1e-12), f"ReLU: forward {ratio_f} and backward {ratio_b} differ"

@@ -248,13 +248,7 @@ def block_shares(depth: int, alpha: float, x, *, width: int = 512, seed: int = 0
                           total=total)
 
 
-def recursion_shares(depth: int, alpha: float, activation: str = "relu", *, q0: float = 2.0,
-                     sigma_w2: float = SIGMA_W2) -> MeasuredShares:
-    """:class:`MeasuredShares` at infinite width, on the diagonal x = x' with Sigma^(0)(x, x) = q0, for any
-    activation of the engine: block l's own weights add alpha^2 sigma_w^2 E[phi(u)^2] (u ~ N(0, Sigma^(l-1))),
-    and every block k above multiplies that part by 1 + alpha^2 sigma_w^2 E[phi'(u)^2] at Sigma^(k-1); the input
-    layer's part q0 is multiplied by all L factors, and the readout adds Sigma^(L). For ReLU without bias every
-    block's part is the same (:func:`ntk_shares`); for other activations it is not."""
+def _recursion_factors(depth, alpha, activation, q0, sigma_w2):
     depth = check_int("depth", depth, minimum=1)
     a2 = _alpha(alpha) ** 2 * check_nonnegative("sigma_w2", sigma_w2)
     phi = as_activation(activation)
@@ -265,7 +259,27 @@ def recursion_shares(depth: int, alpha: float, activation: str = "relu", *, q0: 
         gain.append(1 + a2 * e_dphi2)
         sigma += a2 * e_phi2
     above = np.append(np.cumprod(np.array(gain[::-1]))[::-1][1:], 1.0)     # prod of gain[k] for k > l
-    parts = np.array([q0 * float(np.prod(gain)), *(np.array(own) * above), sigma])
+    return np.array(own), above, np.array(gain), sigma
+
+
+def block_factors(depth: int, alpha: float, activation: str = "relu", *, q0: float = 2.0,
+                  sigma_w2: float = SIGMA_W2):
+    """``(forward, backward)``, two (depth,) arrays at infinite width on the diagonal: block l's forward factor
+    alpha^2 sigma_w^2 E[phi(u)^2] (u ~ N(0, Sigma^(l-1))) and its backward factor, the product of
+    1 + alpha^2 sigma_w^2 E[phi'(u)^2] over the blocks above it. Block l's part of Theta(x, x) is their product."""
+    own, above, _, _ = _recursion_factors(depth, alpha, activation, q0, sigma_w2)
+    return own, above
+
+
+def recursion_shares(depth: int, alpha: float, activation: str = "relu", *, q0: float = 2.0,
+                     sigma_w2: float = SIGMA_W2) -> MeasuredShares:
+    """:class:`MeasuredShares` at infinite width, on the diagonal x = x' with Sigma^(0)(x, x) = q0, for any
+    activation of the engine: block l's own weights add alpha^2 sigma_w^2 E[phi(u)^2] (u ~ N(0, Sigma^(l-1))),
+    and every block k above multiplies that part by 1 + alpha^2 sigma_w^2 E[phi'(u)^2] at Sigma^(k-1); the input
+    layer's part q0 is multiplied by all L factors, and the readout adds Sigma^(L). For ReLU without bias every
+    block's part is the same (:func:`ntk_shares`); for other activations it is not."""
+    own, above, gain, sigma = _recursion_factors(depth, alpha, activation, q0, sigma_w2)
+    parts = np.array([q0 * float(np.prod(gain)), *(own * above), sigma])
     total = float(parts.sum())
     return MeasuredShares(input=parts[0] / total, blocks=parts[1:-1] / total, readout=parts[-1] / total,
                           total=total)
@@ -416,6 +430,9 @@ def describe(depth: int, scaling: str, activation: str) -> str:
         return _("{depth} blocks: even inputs 3° apart are nearly uncorrelated ({value:.3f})").format(
             depth=depth, value=near)
     change = float((now[1] - half[1]).abs().max())
+    if change < 0.0005:
+        return _("{half} → {depth} blocks change the kernel by less than 0.001: it has settled").format(
+            half=depth // 2, depth=depth)
     if change < 0.01:
         return _("{half} → {depth} blocks change the kernel by {change:.3f} at most: it has settled").format(
             half=depth // 2, depth=depth, change=change)
@@ -450,15 +467,24 @@ def draw_normalized_ntk(depth: int, scaling: str, activation: str) -> None:
     ax.set_ylim(-1.05, 1.05)
     ax.set_title(describe(depth, scaling, activation), fontsize=11)
     ax.legend(fontsize="small")
-    scale, k = curves[depth]
-    print(_("L = {depth}, {scaling}, {activation}: Θ(x, x) = {scale:.4g}; normalized NTK {near:.3f} at 3°, "
-            "{right:.3f} at 90°, {opposite:.3f} at 180°").format(
+    print(explorer_line(depth, scaling, activation))
+
+
+def explorer_line(depth: int, scaling: str, activation: str) -> str:
+    """The explorer's line of numbers: Θ(x, x) and the normalized NTK at 3°, 90° and 180°."""
+    curve = normalized_ntk(depth, scaling, activation)
+    if curve is None:
+        return _("no kernel: it leaves the float64 range")
+    scale, k = curve
+    return _("L = {depth}, {scaling}, {activation}: Θ(x, x) = {scale:.4g}; normalized NTK {near:.3f} at 3°, "
+             "{right:.3f} at 90°, {opposite:.3f} at 180°").format(
         depth=depth, scaling=scaling, activation=activation, scale=scale, near=float(k[AT_3]),
-        right=float(k[AT_90]), opposite=float(k[AT_180])))
+        right=float(k[AT_90]), opposite=float(k[AT_180]))
 
 
 __all__ = ["ANGLES", "FINITE_DEPTH", "FINITE_INPUTS", "FiniteNetworks", "JacobianProduct", "MeasuredShares",
-           "SCALINGS", "SIGMA_W2", "Shares", "beyond_first_order", "block_shares", "blocks_applied",
+           "SCALINGS", "SIGMA_W2", "Shares", "beyond_first_order", "block_factors", "block_shares",
+           "blocks_applied",
            "branch_jacobian", "branch_jacobian_norm", "closed_form_ntk", "describe", "draw_normalized_ntk",
-           "finite_networks", "first_gates_open", "growth_per_block", "induction_diagram",
+           "explorer_line", "finite_networks", "first_gates_open", "growth_per_block", "induction_diagram",
            "jacobian_product", "normalized_ntk", "ntk_shares", "recursion_shares"]
