@@ -79,8 +79,12 @@ plt.show()
 #
 # The matrix $(I - P)(I - P')$ is not close to $I$: it removes two directions completely. But the next dense layer
 # does not see it as a matrix. Its weights are fresh and independent of everything before, so in the limit it
-# sees only the normalized trace $\frac1m\operatorname{tr}\big[(I - P)(I - P')\big] = 1 - O(1/m)$ (a projection of
-# rank 2 changes the trace by at most 4). Put differently, the vector that backpropagation brings to layer norm is
+# sees only the normalized trace $\frac1m\operatorname{tr}\big[(I - P)(I - P')\big] = 1 - O(1/m)$: the trace is
+# $m - 4 + \operatorname{tr}(PP')$, between $m - 4$ and $m - 2$. In this lesson's networks a ReLU sits between
+# layer norm and the next dense layer, which then sees $\frac1m\operatorname{tr}\big[D(I - P)(I - P')D'\big]$,
+# with $D, D'$ the diagonal matrices of the ReLU's derivatives at $x$ and $x'$. Expanding $(I - P)(I - P')$ leaves
+# $\frac1m\operatorname{tr}(DD')$, the ReLU's usual term, plus three matrices of rank at most 2 and norm at most 1,
+# which change the trace by at most 6. Put differently, the vector that backpropagation brings to layer norm is
 # asymptotically orthogonal to $\mathbf 1$ and to $\hat z$, so removing those two directions costs nothing in the
 # limit. Hence
 #
@@ -111,6 +115,15 @@ plt.show()
 # layer before layer norm that is not positively homogeneous. The kernel with layer norm then still depends on the
 # input norms, through what the layers before layer norm did to them.
 #
+# The lesson uses four sets of inputs, all on the sphere $x \cdot x/d = 1$ in $d = 5$ dimensions:
+#
+# | inputs | $x \cdot x'/d$ | used in |
+# |---|---|---|
+# | a pair at an acute angle | 0.295 | the first figure, the finite networks' ratios |
+# | a nearly opposite pair | −0.74 | the scale explorer, check-your-understanding questions 2 and 3 |
+# | 8 random inputs | various | the width sweep of finite networks |
+# | $x_1$ and random batch mates | various | the batch-norm sections |
+#
 # Experiment: the network is dense($\sigma_w = 1.4$, bias $\sigma_b$) → [layer norm] → ReLU → dense(1) (readout
 # $\sigma_w = 1$, no bias), at infinite width. Take two inputs with $x \cdot x/d = 1$ ($d = 5$) at an acute angle,
 # so that their kernel is clearly positive, scale $x$ by $a$ from $1/4$ to $4$, and plot
@@ -119,7 +132,7 @@ plt.show()
 
 # %%
 ratios, bases = {}, {}
-for name, bias, with_ln in [(nh._("ReLU, no bias"), 0.0, False), (nh._("ReLU + bias"), 0.5, False),
+for name, bias, with_ln in [(nh._("ReLU, no bias"), 0.0, False), (nh._("ReLU + bias σ_b = 0.5"), 0.5, False),
                             (nh._("layer norm, no bias before it"), 0.0, True),
                             (nh._("layer norm, bias σ_b = 0.5 before it"), 0.5, True)]:
     theta, bases[name] = course.kernel_vs_scale(bias, with_layer_norm=with_ln, pair="aligned")
@@ -179,19 +192,22 @@ nh.check_that("ReLU + bias: the ratio is above a for every a < 1 and below a for
 # draws $\Theta(ax, x')$ itself against $a$, for the network dense($\sigma_w = 1.4$, $\sigma_b$ before) → layer norm
 # → ReLU → dense(1, $\sigma_b$ after) (solid) and for the same network without layer norm (dashed); a dotted line
 # marks each one's value at $a = 1$. The title gives how much the layer-norm curve varies over $a \in [1/4, 4]$,
-# relative to the kernel's size $\sqrt{\Theta(x,x)\,\Theta(x',x')}$, and below it three of its values. It starts
-# with $\sigma_b = 0.5$ before layer norm and no bias after it.
+# relative to the kernel's size $\sqrt{\Theta(x,x)\,\Theta(x',x')}$, and below it three of its values. That size
+# is $1 + \sigma_b^2$ (the bias after) at every setting: layer norm right after the first dense layer gives
+# $\Sigma(x, x) = 1$ whatever the bias before it, the ReLU and the readout then give
+# $\Theta(x, x) = \tfrac12 \cdot 1 + \tfrac12 = 1$, and the readout's bias adds $\sigma_b^2$. With no bias after
+# layer norm the relative variation is the absolute one. The explorer starts with no bias at all.
 
 # %% tags=["nbval-ignore-output"]
 nh.widgets.live_figure(course.draw_scale,
-                       bias_before=nh.widgets.sigma_slider(nh._("σ_b before layer norm"), 0.5, max=2.0),
+                       bias_before=nh.widgets.sigma_slider(nh._("σ_b before layer norm"), 0.0, max=2.0),
                        bias_after=nh.widgets.sigma_slider(nh._("σ_b after layer norm"), 0.0, max=2.0))
 
 # %% [markdown]
 # **Predict, then check.**
 #
-# 1. At the start, $\Theta(x, x')$ is negative: the two inputs point in nearly opposite directions. Shrink $x$:
-#    what sign will $\Theta(x/4, x')$ have, and why?
+# 1. At the start the solid curve is flat and $\Theta(x, x')$ is negative: the two inputs point in nearly opposite
+#    directions. Raise the bias before layer norm to 0.5: what sign will $\Theta(x/4, x')$ have, and why?
 #
 # <details><summary>Answer</summary>
 #
@@ -202,8 +218,8 @@ nh.widgets.live_figure(course.draw_scale,
 #
 # </details>
 #
-# 2. Set the bias before layer norm to 0 and raise the bias *after* it (in the readout) to 1. Will the solid curve
-#    depend on $a$?
+# 2. Set the bias before layer norm back to 0 and raise the bias *after* it (in the readout) to 1. Will the solid
+#    curve depend on $a$?
 #
 # <details><summary>Answer</summary>
 #
@@ -224,10 +240,11 @@ nh.widgets.live_figure(course.draw_scale,
 # More: the variation in the title grows from 0.16 to 0.57. With $\sigma_b = 2$ the bias outweighs the weights for
 # $x'$ too (per unit, variance $\sigma_b^2 = 4$ against $\sigma_w^2 = 1.96$), so even at $a = 1$ both inputs are
 # mostly the shared bias after layer norm, and $\Theta(x, x') \approx 0.42$. The smaller $a$, the more $x$ looks
-# like the bias, and the larger the kernel. The title's $\Theta(4x, x')$ equals the $\Theta(x/4, x')$ of the
-# start, and not by chance: since $z(ax) = a\,(Wx + b/a)$ and layer norm removes the factor $a$, scaling $x$ by
-# $a$ acts like dividing its bias by $a$. Both settings give the same pair of layer-norm inputs, one with bias 0.5
-# and one with bias 2, with the roles of $x$ and $x'$ swapped (they have the same norm).
+# like the bias, and the larger the kernel. The title's $\Theta(4x, x')$ equals the $\Theta(x/4, x')$ of
+# question 1's setting ($\sigma_b = 0.5$), and not by chance: since $z(ax) = a\,(Wx + b/a)$ and layer norm
+# removes the factor $a$, scaling $x$ by $a$ acts like dividing its bias by $a$. Both settings give the same pair
+# of layer-norm inputs, one with bias 0.5 and one with bias 2, with the roles of $x$ and $x'$ swapped (they have
+# the same norm).
 #
 # </details>
 
@@ -242,6 +259,8 @@ nh.check_that("explorer, start: Θ(a x, x′) is positive at a = 0.5 and negativ
               start[4] > 0 > start[5], measured=start[4:6].round(4), expected="> 0, < 0")
 nh.check_close("explorer, start: Θ(x, x′) and Θ(x/4, x′) (−0.038, +0.101)",
                explorer_theta(0.5, 0)[1::-1], [-0.038, 0.101], atol=0.0005)
+nh.check_close("the explorer's pair: x·x′/d (−0.74)", float(course.PAIR[0] @ course.PAIR[1]) / course.D,
+               -0.74, atol=0.005)
 nh.check_close("explorer, no bias: Θ(a x, x′) at a = 1/4, 1, 4 (flat at −0.0666)", explorer_theta(0, 0),
                [-0.0666] * 3, atol=5e-5)
 nh.check_between("explorer, no bias: variation over a (3e-6, from ε)", course.flatness(0, 0), 1e-6, 5e-6)
@@ -258,14 +277,15 @@ nh.check_close("explorer: Θ(4x, x′) at bias 2 equals Θ(x/4, x′) at bias 0.
                explorer_theta(2, 0)[2], explorer_theta(0.5, 0)[0], rtol=1e-4)
 
 # %% [markdown]
-# ### Finite networks agree, and keep the invariance exactly (up to $\epsilon$)
+# ### At finite width
 #
 # Finite networks keep the invariance exactly, and approach the infinite-width kernel like $m^{-1/2}$.
 #
 # The argument above holds for each finite network, not only in the limit: for the first figure's inputs and the
 # bias-free network, the empirical NTK (autograd, one network) gives $\Theta(4x, x') / \Theta(x, x') = 1$ at every
 # width, up to $\epsilon$. With the bias before layer norm the ratios of six networks (seeds 0–5) scatter around
-# the infinite-width value, less at width 1024 than at width 64; the cell prints them.
+# the infinite-width value, less and less from width 256 to 1024 to 4096 (the figure's widths); the cell prints
+# them.
 #
 # The figure compares whole kernels: 8 inputs with $x \cdot x/d = 1$, the $8 \times 8$ empirical NTK $\hat\Theta$
 # of 4 networks per width (the first figure's networks with layer norm), and its relative error
@@ -279,7 +299,7 @@ limit = float(theta_biased[-1] / base_biased)
 print(nh._("infinite width, bias before layer norm: Θ(4x, x′)/Θ(x, x′) = {limit:.2f}").format(limit=limit))
 finite = {width: {bias: np.array([course.finite_ntk_ratio(bias, width, seed=seed, pair="aligned")
                                   for seed in seeds])
-                  for bias in (0.0, 0.5)} for width in (64, 1024)}
+                  for bias in (0.0, 0.5)} for width in (256, 1024, 4096)}
 for width, ratio in finite.items():
     values = ", ".join(f"{v:.2f}" for v in ratio[0.5])
     print(nh._("width {width}: without a bias before layer norm, Θ(4x, x′)/Θ(x, x′) − 1 is at most "
@@ -302,14 +322,15 @@ plt.show()
 
 # %% tags=["check"]
 # the invariance of the bias-free network is exact up to ε (1e-5 against Σ(x, x) = 1.96)
-nh.check_between("finite, no bias before layer norm: largest |Θ(4x, x′)/Θ(x, x′) − 1|, 12 networks (3e-6)",
+nh.check_between("finite, no bias before layer norm: largest |Θ(4x, x′)/Θ(x, x′) − 1|, 18 networks (3e-6)",
                  max(float(np.abs(finite[w][0.0] - 1).max()) for w in finite), 1e-6, 5e-6)
 nh.check_close("infinite width, bias before layer norm: the limit of the ratio (0.88)", limit, 0.880,
                atol=0.0005)
-nh.check_close("finite, bias before layer norm: median of 6 networks' ratios, widths 64, 1024 (0.87, 0.89)",
-               [float(np.median(finite[w][0.5])) for w in finite], [0.871, 0.888], atol=0.0005)
-nh.check_close("finite, bias before layer norm: range of the 6 ratios, widths 64, 1024 (0.24, 0.05)",
-               [float(np.ptp(finite[w][0.5])) for w in finite], [0.244, 0.046], atol=0.0005)
+nh.check_close("finite, bias before layer norm: median of 6 networks' ratios, widths 256, 1024, 4096 "
+               "(0.880, 0.888, 0.890)", [float(np.median(finite[w][0.5])) for w in finite],
+               [0.880, 0.888, 0.890], atol=0.0005)
+nh.check_close("finite, bias before layer norm: range of the 6 ratios, widths 256, 1024, 4096 (0.073, 0.046, "
+               "0.016)", [float(np.ptp(finite[w][0.5])) for w in finite], [0.073, 0.046, 0.016], atol=0.0005)
 nh.check_close("the layer-norm network's Θ(x, x) and Θ(x′, x′) (1)",
                course.ln_network(0.5).kernel(course.ALIGNED).ntk.diagonal(), [1.0, 1.0], atol=1e-4)
 # the spread of an empirical NTK falls like m^(-1/2); 4 networks per width leave about ± 0.1 in the slope
@@ -343,7 +364,8 @@ nh.check_between("finite, both networks: largest error at m = 4096 over 3 × (er
 # kernel is no longer this simple rescaling.)
 #
 # Experiment: one network, dense($\sigma_w = 1.4$) → batch norm → ReLU → dense(1), no biases, width 1024. Keep
-# the input $x_1$ fixed, put it in 200 batches of $B = 8$ whose 7 other members are drawn anew each time, and
+# the input $x_1$ fixed, put it in 200 batches of $B = 8$ whose 7 other members are drawn anew each time,
+# uniformly on the sphere $x \cdot x/d = 1$ ($d = 5$), and
 # record $f(x_1)$; then the same with frozen statistics.
 
 # %%
@@ -375,21 +397,31 @@ nh.check_close("frozen statistics: f(x₁) is the same in every batch (std relat
 nh.check_close("f(x₁): mean over batches of 8, frozen, two batches of 2048 (−1.16, −1.41, −1.23, −1.21)",
                [float(coupled.mean()), float(frozen[0]), float(large[0]), float(large[1])],
                [-1.16, -1.41, -1.23, -1.21], atol=0.005)
+# a unit's variance over the sphere, σ_w² ‖w_i‖²/d, for the 1024 units of the histogram's network
+unit_norms = course.bn_network().network(course.D, width=1024, seed=0)[0].weight.detach().pow(2).sum(1)
+nh.check_close("d = 5: the units' variances σ_w² ‖w_i‖²/d, mean (1.96) and std over mean (√(2/5) = 0.63)",
+               [float(course.SIGMA_W ** 2 * unit_norms.mean() / course.D),
+                float(unit_norms.std() / unit_norms.mean())], [1.96, 0.632], atol=0.06)
 
 # %% [markdown]
 # The frozen line is not the centre of the histogram. Frozen at initialization (mean 0, variance 1) is not
 # defined as the average of the outputs with batch statistics, nor as their limit of large batches, and in general
 # it equals neither: as $B \to \infty$ batch norm subtracts each unit's mean over the whole input distribution
 # (here 0) and divides by its standard deviation there (the square root of a variance near
-# $\Sigma(x, x) = 1.96$ that differs from unit to unit), not by 1. Two batches of 2048 agree with each other and
-# not with the frozen value.
+# $\Sigma(x, x) = 1.96$ that differs from unit to unit), not by 1. It differs a lot: over the sphere, unit $i$'s
+# variance is $\sigma_w^2\lVert w_i\rVert^2/d$, and with $d = 5$ the squared norm $\lVert w_i\rVert^2$ is
+# chi-square with 5 degrees of freedom, whose standard deviation is $\sqrt{2/5} = 63\,\%$ of its mean. Two
+# batches of 2048 agree with each other and not with the frozen value.
 #
 # So the package gives batch norm with batch statistics no kernel: asking for one raises `nh.NoClosedForm`, with
 # the two ways out. One is frozen statistics. The other is to *estimate* the kernels of one batch from an ensemble
 # of finite networks, with error bars (here 16 networks of width 256). The cell does both on the same batch,
 # $x_1$ and 5 batch mates, all with $x \cdot x/d = 1$, and then puts $x_1$ in a second batch with other mates.
-# Such an estimate is the mean kernel of networks of width 256, not the infinite-width kernel of the batch: the
-# two differ by a finite-width bias, so the cell repeats the first batch at width 1024.
+# For this network, with one hidden layer, the estimate's mean does not depend on the width: each unit's batch
+# norm uses only that unit's weights and the batch, the units are independent and alike, so the empirical NTK is
+# $\frac1m$ times a sum of $m$ independent per-unit terms, whose mean is the same at every $m$. The width only
+# changes the spread from network to network, and more networks shrink the standard error. The cell repeats the
+# first batch at width 1024 to show it.
 
 # %%
 bn, frozen_bn = course.bn_network(), course.bn_network(frozen=True)
@@ -443,9 +475,11 @@ batch_sigma = course.SIGMA_W ** 2 * batches[0] @ batches[0].T / course.D
 centred = torch.eye(6, dtype=batch_sigma.dtype) - 1 / 6
 nh.check_close("the batch's variance per unit, averaged over the weights, over the population's 1.96 (0.87)",
                float(torch.trace(centred @ batch_sigma) / 6 / 1.96), 0.87, atol=0.005)
-width_shift = wider.ntk.diagonal() - batch_diagonal
-nh.check_close("Monte Carlo, width 1024 − width 256: Θ(x, x) of the 6 inputs, smallest and largest shift "
-               "(0.06, 0.10)", [float(width_shift.min()), float(width_shift.max())], [0.06, 0.095], atol=0.01)
+# one hidden layer: the mean kernel is the same at every width, so the two estimates agree within their SE
+width_z = (wider.ntk.diagonal() - batch_diagonal) / (wider.ntk_sem.diagonal() ** 2
+                                                     + estimates[0].ntk_sem.diagonal() ** 2).sqrt()
+nh.check_between("Monte Carlo, width 1024 against width 256: largest gap of the 6 Θ(x, x), in combined SE",
+                 float(width_z.abs().max()), 0, 3)
 nh.check_between("width 1024: highest Θ(x, x) of the batch below the frozen 1.96, in standard errors",
                  float((1.96 - wider.ntk.diagonal().max()) / wider.ntk_sem.diagonal().max()), 4, np.inf)
 wide_diagonal = wider.ntk.diagonal()
@@ -464,15 +498,15 @@ nh.check_between("batch statistics: Θ(x₁, x₁) in the two batches differs by
 #
 # Most of the drop is the division. Batch norm divides each unit by its batch standard deviation, where frozen
 # batch norm divides by 1; the infinite-width network frozen at the population statistics (mean 0, variance 1.96)
-# has $\Theta(x, x) = 1.00$. This batch's variance is smaller, on average over the weights 0.87 of the
-# population's (it is measured from the batch's own mean), and that lifts the kernel above 1.00. The differences
-# from input to input are the batch's doing too: each unit's statistics are those of six inputs, not of the whole
-# distribution, and batch norm's Jacobian removes, unit by unit, two of the six directions of the batch (its mean
-# and its normalized values, as $P$ did for layer norm, but two of six is not two of $m \to \infty$). How that
-# changes an input's kernel depends on where the input sits among its batch mates. Put $x_1$ in another batch and
+# has $\Theta(x, x) = 1.00$, and the batch's diagonal, 1.04 to 1.32, lies above it. (This batch's variance per
+# unit is smaller than the population's, on average over the weights 0.87 of it, since it is measured from the
+# batch's own mean; a smaller divisor raises the kernel, but this lesson does not derive the batch's kernel from
+# it.) The differences from input to input are the batch's doing too: each unit's statistics are those of six
+# inputs, not of the whole distribution, and how the normalization treats an input depends on where it sits among
+# its batch mates. Put $x_1$ in another batch and
 # its $\Theta(x_1, x_1)$ moves by several error bars: the batch coupling, seen in the kernel. At width 1024 the
-# whole diagonal is a little higher (the finite-width bias), still far below 1.96 and still different from input
-# to input.
+# diagonal agrees with width 256 within the error bars (both estimate the same mean), still far below 1.96 and
+# still different from input to input.
 #
 # ## Explore: width and batch size
 #
@@ -484,7 +518,7 @@ nh.check_between("batch statistics: Θ(x₁, x₁) in the two batches differs by
 # the frozen value. Each width is a different random network (seed 0).
 
 # %% tags=["nbval-ignore-output"]
-nh.widgets.live_figure(course.draw_batch, width=nh.widgets.width_slider(256, options=(64, 256, 1024, 4096)),
+nh.widgets.live_figure(course.draw_batch, width=nh.widgets.width_slider(1024, options=(64, 256, 1024, 4096)),
                        batch_size=nh.widgets.int_slider(nh._("batch size"), 8, min=2, max=64))
 
 # %% [markdown]
@@ -608,14 +642,15 @@ nh.check_that("batch explorer, width 256: batch 2 has the largest spread of batc
 #
 # </details>
 #
-# 5. What does frozen batch norm at initialization (mean 0, variance 1) do to the kernels, and why can it have a
-#    kernel when batch norm with batch statistics cannot?
+# 5. Frozen batch norm with running mean 0 and running variance 4 for every unit follows a bias-free dense layer
+#    with $\Sigma(x, x) = 2$ and $\Theta(x, x') = 1$. What are $\Sigma(x, x)$ and $\Theta(x, x')$ after it
+#    (ignore $\epsilon$), and does the output for $x$ depend on the batch?
 #
 # <details><summary>Answer</summary>
 #
-# It divides $\Sigma$ and $\Theta$ by $1 + \epsilon$: it is the fixed map $z \mapsto z/\sqrt{1 + \epsilon}$, applied
-# to each input on its own. Its output for $x$ depends on $x$ and the weights only, so a kernel of a pair of
-# inputs exists. With batch statistics the output depends on the other inputs of the batch too.
+# It is the fixed map $z \mapsto z/2$, the same for every input, so both kernels are divided by 4:
+# $\Sigma(x, x) = 0.5$ and $\Theta(x, x') = 0.25$, as if the dense layer's $\sigma_w$ were halved. Its output for
+# $x$ depends on $x$ and the weights only, not on the batch, so a kernel of a pair of inputs exists.
 #
 # </details>
 
@@ -654,6 +689,11 @@ ln_first = course.ln_network(0.0)
 nh.check_close("question 3: with layer norm after the first layer: Θ(2x, 3x′) / Θ(x, x′) = 1",
                float(ln_first.kernel(2 * x, 3 * x_other).ntk / ln_first.kernel(x, x_other).ntk), 1.0,
                atol=1e-4)
+halved = nh.dense(sigma_w=course.SIGMA_W / 2).kernel(course.PAIR)          # z/2 after a bias-free dense layer
+full = nh.dense(sigma_w=course.SIGMA_W).kernel(course.PAIR)
+nh.check_close("question 5: dividing z by 2 divides Σ(x, x) and Θ(x, x′) by 4",
+               [float(halved.nngp[0, 0] / full.nngp[0, 0]), float(halved.ntk[0, 1] / full.ntk[0, 1])],
+               [0.25, 0.25], rtol=1e-10)
 alone = course.bn_network().network(course.D, width=256, seed=0)
 with torch.no_grad():
     alone_units, alone_output = alone[1](alone[0](course.X1)), alone(course.X1)
@@ -673,7 +713,7 @@ nh.check_close("question 4: batch of one: what batch norm hands the ReLU, and f(
 #   layer norm do not.
 # - Batch norm with batch statistics is smooth but couples the batch: an input's output and its kernel move with
 #   its batch mates, and the spread does not shrink with the width, so there is no kernel of a pair of inputs;
-#   its kernels can be estimated by Monte Carlo, one batch at a time (at a finite width, with its bias).
+#   its kernels can be estimated by Monte Carlo, one batch at a time, with error bars.
 # - Frozen batch norm is an affine map of each input, with a kernel; at initialization (statistics 0 and 1) it
 #   divides $\Sigma$ and $\Theta$ by $1+\epsilon$.
 

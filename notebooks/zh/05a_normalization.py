@@ -78,7 +78,11 @@ plt.show()
 #
 # 矩阵 $(I - P)(I - P')$ 并不接近 $I$：它把两个方向完全去掉了。但下一个全连接层并不是把它当作矩阵来看的。
 # 下一层的权重是全新的，与之前的一切相互独立，所以在极限下它只看到归一化的迹
-# $\frac1m\operatorname{tr}\big[(I - P)(I - P')\big] = 1 - O(1/m)$（秩为 2 的投影最多让迹改变 4）。
+# $\frac1m\operatorname{tr}\big[(I - P)(I - P')\big] = 1 - O(1/m)$：迹等于 $m - 4 + \operatorname{tr}(PP')$，介于 $m - 4$ 和 $m - 2$ 之间。
+# 在本课的网络中，层归一化和下一个全连接层之间还有一个 ReLU，于是下一层看到的是
+# $\frac1m\operatorname{tr}\big[D(I - P)(I - P')D'\big]$，其中 $D, D'$ 是 ReLU 在 $x$ 和 $x'$ 处的导数组成的对角矩阵。
+# 把 $(I - P)(I - P')$ 展开，剩下 ReLU 通常的那一项 $\frac1m\operatorname{tr}(DD')$，再加上三个秩至多为 2、
+# 范数至多为 1 的矩阵，它们最多让迹改变 6。
 # 换一种说法：反向传播带到层归一化的向量渐近地与 $\mathbf 1$ 和 $\hat z$ 正交，所以去掉这两个方向在极限下没有任何代价。于是
 #
 # $$\Theta(x,x') \mapsto \frac{\Theta(x,x')}{\sqrt{(\Sigma(x,x)+\epsilon)(\Sigma(x',x')+\epsilon)}}.$$
@@ -104,6 +108,15 @@ plt.show()
 # 层归一化之前任何不是正齐次的层也会破坏它。这时带层归一化的核仍然依赖于输入的范数，
 # 依赖的方式取决于层归一化之前的各层对范数做了什么。
 #
+# 本课用到四组输入，都在 $d = 5$ 维的球面 $x \cdot x/d = 1$ 上：
+#
+# | 输入 | $x \cdot x'/d$ | 用在 |
+# |---|---|---|
+# | 一对夹角为锐角的输入 | 0.295 | 第一张图，有限网络的比值 |
+# | 一对方向几乎相反的输入 | −0.74 | 尺度的交互探索，检验你的理解第 2、3 题 |
+# | 8 个随机输入 | 各不相同 | 有限网络随宽度的扫描 |
+# | $x_1$ 和随机的同批样本 | 各不相同 | 批归一化的各节 |
+#
 # 实验：网络是 dense($\sigma_w = 1.4$，偏置 $\sigma_b$) → [层归一化] → ReLU → dense(1)（读出层
 # $\sigma_w = 1$，无偏置），取无限宽。取两个满足 $x \cdot x/d = 1$（$d = 5$）、夹角为锐角的输入，
 # 使它们的核明显为正；把 $x$ 乘以从 $1/4$ 到 $4$ 的 $a$，对四个网络画出 $\Theta(ax, x')/\Theta(x, x')$：
@@ -111,7 +124,7 @@ plt.show()
 
 # %%
 ratios, bases = {}, {}
-for name, bias, with_ln in [(nh._("ReLU, no bias"), 0.0, False), (nh._("ReLU + bias"), 0.5, False),
+for name, bias, with_ln in [(nh._("ReLU, no bias"), 0.0, False), (nh._("ReLU + bias σ_b = 0.5"), 0.5, False),
                             (nh._("layer norm, no bias before it"), 0.0, True),
                             (nh._("layer norm, bias σ_b = 0.5 before it"), 0.5, True)]:
     theta, bases[name] = course.kernel_vs_scale(bias, with_layer_norm=with_ln, pair="aligned")
@@ -170,17 +183,19 @@ nh.check_that("ReLU + bias: the ratio is above a for every a < 1 and below a for
 # 网络是 dense($\sigma_w = 1.4$，之前的 $\sigma_b$) → 层归一化 → ReLU → dense(1，之后的 $\sigma_b$)（实线），
 # 以及去掉层归一化的同一个网络（虚线）；点线标出每条曲线在 $a = 1$ 处的值。标题给出层归一化曲线在
 # $a \in [1/4, 4]$ 上变化了多少（相对于核的大小 $\sqrt{\Theta(x,x)\,\Theta(x',x')}$），下面一行给出它的三个值。
-# 初始设置是层归一化之前 $\sigma_b = 0.5$，之后没有偏置。
+# 这个大小在任何设置下都是 $1 + \sigma_b^2$（之后的偏置）：紧接在第一个全连接层之后的层归一化给出
+# $\Sigma(x, x) = 1$，与它之前的偏置无关；ReLU 和读出层接着给出 $\Theta(x, x) = \tfrac12 \cdot 1 + \tfrac12 = 1$，
+# 读出层的偏置再加上 $\sigma_b^2$。层归一化之后没有偏置时，相对变化量就是绝对变化量。交互探索的初始设置是完全没有偏置。
 
 # %% tags=["nbval-ignore-output"]
 nh.widgets.live_figure(course.draw_scale,
-                       bias_before=nh.widgets.sigma_slider(nh._("σ_b before layer norm"), 0.5, max=2.0),
+                       bias_before=nh.widgets.sigma_slider(nh._("σ_b before layer norm"), 0.0, max=2.0),
                        bias_after=nh.widgets.sigma_slider(nh._("σ_b after layer norm"), 0.0, max=2.0))
 
 # %% [markdown]
 # **先预测，再检验。**
 #
-# 1. 在初始设置下，$\Theta(x, x')$ 是负的：两个输入的方向几乎相反。把 $x$ 缩小：
+# 1. 在初始设置下，实线是平的，$\Theta(x, x')$ 是负的：两个输入的方向几乎相反。把层归一化之前的偏置升到 0.5：
 #    $\Theta(x/4, x')$ 会是什么符号？为什么？
 #
 # <details><summary>答案</summary>
@@ -192,7 +207,7 @@ nh.widgets.live_figure(course.draw_scale,
 #
 # </details>
 #
-# 2. 把层归一化之前的偏置设为 0，把它*之后*（读出层中）的偏置升到 1。实线会依赖于 $a$ 吗？
+# 2. 把层归一化之前的偏置调回 0，把它*之后*（读出层中）的偏置升到 1。实线会依赖于 $a$ 吗？
 #
 # <details><summary>答案</summary>
 #
@@ -212,7 +227,7 @@ nh.widgets.live_figure(course.draw_scale,
 # 更强：标题中的变化量从 0.16 增大到 0.57。$\sigma_b = 2$ 时，对 $x'$ 来说偏置也压过了权重
 # （每个单元的方差 $\sigma_b^2 = 4$，而 $\sigma_w^2 = 1.96$），所以即使在 $a = 1$ 处，两个输入经过层归一化后
 # 也大部分是共同的偏置，$\Theta(x, x') \approx 0.42$。$a$ 越小，$x$ 越像偏置，核也越大。
-# 标题中的 $\Theta(4x, x')$ 等于初始设置下的 $\Theta(x/4, x')$，这并非巧合：因为 $z(ax) = a\,(Wx + b/a)$，
+# 标题中的 $\Theta(4x, x')$ 等于第 1 题的设置（$\sigma_b = 0.5$）下的 $\Theta(x/4, x')$，这并非巧合：因为 $z(ax) = a\,(Wx + b/a)$，
 # 而层归一化去掉了因子 $a$，把 $x$ 乘以 $a$ 相当于把它的偏置除以 $a$。两种设置给出同一对层归一化输入，
 # 一个的偏置为 0.5，另一个为 2，只是 $x$ 和 $x'$ 的角色互换了（它们的范数相同）。
 #
@@ -229,6 +244,8 @@ nh.check_that("explorer, start: Θ(a x, x′) is positive at a = 0.5 and negativ
               start[4] > 0 > start[5], measured=start[4:6].round(4), expected="> 0, < 0")
 nh.check_close("explorer, start: Θ(x, x′) and Θ(x/4, x′) (−0.038, +0.101)",
                explorer_theta(0.5, 0)[1::-1], [-0.038, 0.101], atol=0.0005)
+nh.check_close("the explorer's pair: x·x′/d (−0.74)", float(course.PAIR[0] @ course.PAIR[1]) / course.D,
+               -0.74, atol=0.005)
 nh.check_close("explorer, no bias: Θ(a x, x′) at a = 1/4, 1, 4 (flat at −0.0666)", explorer_theta(0, 0),
                [-0.0666] * 3, atol=5e-5)
 nh.check_between("explorer, no bias: variation over a (3e-6, from ε)", course.flatness(0, 0), 1e-6, 5e-6)
@@ -245,13 +262,13 @@ nh.check_close("explorer: Θ(4x, x′) at bias 2 equals Θ(x/4, x′) at bias 0.
                explorer_theta(2, 0)[2], explorer_theta(0.5, 0)[0], rtol=1e-4)
 
 # %% [markdown]
-# ### 有限网络与极限一致，并精确保持不变性（不计 $\epsilon$）
+# ### 有限宽度
 #
 # 有限网络精确地保持这种不变性，并按 $m^{-1/2}$ 趋近无限宽的核。
 #
 # 上面的论证对每一个有限网络都成立，而不只是在极限下：对第一张图的输入和无偏置的网络，经验 NTK
 # （自动微分，一个网络）在任何宽度下都给出 $\Theta(4x, x') / \Theta(x, x') = 1$，只差来自 $\epsilon$ 的变化。
-# 层归一化之前有偏置时，6 个网络（种子 0–5）的比值分散在无限宽的值周围，宽度 1024 时比宽度 64 时更集中；
+# 层归一化之前有偏置时，6 个网络（种子 0–5）的比值分散在无限宽的值周围，从宽度 256 到 1024 再到 4096（图中的宽度）越来越集中；
 # 这个单元格把它们打印出来。
 #
 # 图中比较的是整个核：8 个满足 $x \cdot x/d = 1$ 的输入，每个宽度 4 个网络（第一张图中带层归一化的网络）的
@@ -265,7 +282,7 @@ limit = float(theta_biased[-1] / base_biased)
 print(nh._("infinite width, bias before layer norm: Θ(4x, x′)/Θ(x, x′) = {limit:.2f}").format(limit=limit))
 finite = {width: {bias: np.array([course.finite_ntk_ratio(bias, width, seed=seed, pair="aligned")
                                   for seed in seeds])
-                  for bias in (0.0, 0.5)} for width in (64, 1024)}
+                  for bias in (0.0, 0.5)} for width in (256, 1024, 4096)}
 for width, ratio in finite.items():
     values = ", ".join(f"{v:.2f}" for v in ratio[0.5])
     print(nh._("width {width}: without a bias before layer norm, Θ(4x, x′)/Θ(x, x′) − 1 is at most "
@@ -288,14 +305,15 @@ plt.show()
 
 # %% tags=["check"]
 # the invariance of the bias-free network is exact up to ε (1e-5 against Σ(x, x) = 1.96)
-nh.check_between("finite, no bias before layer norm: largest |Θ(4x, x′)/Θ(x, x′) − 1|, 12 networks (3e-6)",
+nh.check_between("finite, no bias before layer norm: largest |Θ(4x, x′)/Θ(x, x′) − 1|, 18 networks (3e-6)",
                  max(float(np.abs(finite[w][0.0] - 1).max()) for w in finite), 1e-6, 5e-6)
 nh.check_close("infinite width, bias before layer norm: the limit of the ratio (0.88)", limit, 0.880,
                atol=0.0005)
-nh.check_close("finite, bias before layer norm: median of 6 networks' ratios, widths 64, 1024 (0.87, 0.89)",
-               [float(np.median(finite[w][0.5])) for w in finite], [0.871, 0.888], atol=0.0005)
-nh.check_close("finite, bias before layer norm: range of the 6 ratios, widths 64, 1024 (0.24, 0.05)",
-               [float(np.ptp(finite[w][0.5])) for w in finite], [0.244, 0.046], atol=0.0005)
+nh.check_close("finite, bias before layer norm: median of 6 networks' ratios, widths 256, 1024, 4096 "
+               "(0.880, 0.888, 0.890)", [float(np.median(finite[w][0.5])) for w in finite],
+               [0.880, 0.888, 0.890], atol=0.0005)
+nh.check_close("finite, bias before layer norm: range of the 6 ratios, widths 256, 1024, 4096 (0.073, 0.046, "
+               "0.016)", [float(np.ptp(finite[w][0.5])) for w in finite], [0.073, 0.046, 0.016], atol=0.0005)
 nh.check_close("the layer-norm network's Θ(x, x) and Θ(x′, x′) (1)",
                course.ln_network(0.5).kernel(course.ALIGNED).ntk.diagonal(), [1.0, 1.0], atol=1e-4)
 # the spread of an empirical NTK falls like m^(-1/2); 4 networks per width leave about ± 0.1 in the slope
@@ -326,7 +344,7 @@ nh.check_between("finite, both networks: largest error at m = 4096 over 3 × (er
 # 例如训练之后，核就不再是这样简单的缩放。）
 #
 # 实验：一个网络，dense($\sigma_w = 1.4$) → 批归一化 → ReLU → dense(1)，无偏置，宽度 1024。固定输入 $x_1$，
-# 把它放进 200 个 $B = 8$ 的批次，每次重新抽取另外 7 个成员，记录 $f(x_1)$；然后在冻结的统计量下做同样的事。
+# 把它放进 200 个 $B = 8$ 的批次，每次重新抽取另外 7 个成员（在球面 $x \cdot x/d = 1$ 上均匀分布，$d = 5$），记录 $f(x_1)$；然后在冻结的统计量下做同样的事。
 
 # %%
 coupled = course.batch_outputs(1024, 8)
@@ -357,18 +375,25 @@ nh.check_close("frozen statistics: f(x₁) is the same in every batch (std relat
 nh.check_close("f(x₁): mean over batches of 8, frozen, two batches of 2048 (−1.16, −1.41, −1.23, −1.21)",
                [float(coupled.mean()), float(frozen[0]), float(large[0]), float(large[1])],
                [-1.16, -1.41, -1.23, -1.21], atol=0.005)
+# a unit's variance over the sphere, σ_w² ‖w_i‖²/d, for the 1024 units of the histogram's network
+unit_norms = course.bn_network().network(course.D, width=1024, seed=0)[0].weight.detach().pow(2).sum(1)
+nh.check_close("d = 5: the units' variances σ_w² ‖w_i‖²/d, mean (1.96) and std over mean (√(2/5) = 0.63)",
+               [float(course.SIGMA_W ** 2 * unit_norms.mean() / course.D),
+                float(unit_norms.std() / unit_norms.mean())], [1.96, 0.632], atol=0.06)
 
 # %% [markdown]
 # 冻结的那条线并不在直方图的中心。初始化时冻结的统计量（均值 0，方差 1）按定义既不是使用批统计量时输出的平均，
 # 也不是它们在大批次下的极限，一般也不等于两者中的任何一个：当 $B \to \infty$ 时，批归一化减去每个单元在整个输入分布上的均值
-# （这里是 0），再除以它在那里的标准差（一个接近 $\Sigma(x, x) = 1.96$、各单元互不相同的方差的平方根），而不是除以 1。
+# （这里是 0），再除以它在那里的标准差（一个接近 $\Sigma(x, x) = 1.96$、各单元互不相同的方差的平方根），而不是除以 1。这个差异很大：在球面上，单元 $i$ 的方差是 $\sigma_w^2\lVert w_i\rVert^2/d$，
+# 而 $d = 5$ 时平方范数 $\lVert w_i\rVert^2$ 服从自由度为 5 的卡方分布，其标准差是均值的 $\sqrt{2/5} = 63\,\%$。
 # 两个大小为 2048 的批次彼此一致，而与冻结的值不一致。
 #
 # 所以本软件包不给使用批统计量的批归一化提供核：请求核会抛出 `nh.NoClosedForm`，并给出两条出路。
 # 一条是冻结的统计量。另一条是用有限网络的集成来*估计*一个批次的核，并附上误差棒（这里用 16 个宽度为 256 的网络）。
 # 这个单元格在同一个批次上做这两件事：$x_1$ 和 5 个同批样本，都满足 $x \cdot x/d = 1$；然后把 $x_1$
-# 放进另一个同批样本不同的批次。这样的估计是宽度为 256 的网络的平均核，而不是这个批次的无限宽的核：
-# 两者之间差一个有限宽度带来的偏差，所以这个单元格在宽度 1024 下把第一个批次重做一遍。
+# 放进另一个同批样本不同的批次。对这个只有一个隐藏层的网络，估计的均值与宽度无关：每个单元的批归一化只用到这个单元自己的权重和批次，
+# 各单元相互独立、同分布，所以经验 NTK 是 $m$ 个独立的逐单元项之和的 $\frac1m$ 倍，其均值在任何 $m$ 下都相同。
+# 宽度只改变网络之间的波动，更多的网络会缩小标准误。这个单元格在宽度 1024 下把第一个批次重做一遍来展示这一点。
 
 # %%
 bn, frozen_bn = course.bn_network(), course.bn_network(frozen=True)
@@ -422,9 +447,11 @@ batch_sigma = course.SIGMA_W ** 2 * batches[0] @ batches[0].T / course.D
 centred = torch.eye(6, dtype=batch_sigma.dtype) - 1 / 6
 nh.check_close("the batch's variance per unit, averaged over the weights, over the population's 1.96 (0.87)",
                float(torch.trace(centred @ batch_sigma) / 6 / 1.96), 0.87, atol=0.005)
-width_shift = wider.ntk.diagonal() - batch_diagonal
-nh.check_close("Monte Carlo, width 1024 − width 256: Θ(x, x) of the 6 inputs, smallest and largest shift "
-               "(0.06, 0.10)", [float(width_shift.min()), float(width_shift.max())], [0.06, 0.095], atol=0.01)
+# one hidden layer: the mean kernel is the same at every width, so the two estimates agree within their SE
+width_z = (wider.ntk.diagonal() - batch_diagonal) / (wider.ntk_sem.diagonal() ** 2
+                                                     + estimates[0].ntk_sem.diagonal() ** 2).sqrt()
+nh.check_between("Monte Carlo, width 1024 against width 256: largest gap of the 6 Θ(x, x), in combined SE",
+                 float(width_z.abs().max()), 0, 3)
 nh.check_between("width 1024: highest Θ(x, x) of the batch below the frozen 1.96, in standard errors",
                  float((1.96 - wider.ntk.diagonal().max()) / wider.ntk_sem.diagonal().max()), 4, np.inf)
 wide_diagonal = wider.ntk.diagonal()
@@ -440,13 +467,13 @@ nh.check_between("batch statistics: Θ(x₁, x₁) in the two batches differs by
 # 冻结时，这六个输入的核对角元相同，$\Theta(x, x) = 1.96$，因为它们的范数相同；冻结网络的蒙特卡洛估计
 # 在几个标准误以内与它一致。使用批统计量时，对角元低得多，并且在范数相同的输入之间各不相同。
 #
-# 下降的大部分来自除法。批归一化把每个单元除以它在批次上的标准差，而冻结的批归一化除以的是 1；按总体统计量（均值 0，方差 1.96）冻结的无限宽网络给出 $\Theta(x, x) = 1.00$。
-# 这个批次的方差更小，对权重取平均后是总体方差的 0.87（它是从批次自己的均值算起的），这把核抬到了 1.00 之上。
-# 各输入之间的不同也来自批次：每个单元的统计量来自六个输入，而不是整个分布；
-# 批归一化的雅可比矩阵还逐个单元地去掉了批次六个方向中的两个（它的均值和它归一化后的值，就像层归一化中的 $P$，
-# 只是六个中的两个不同于 $m \to \infty$ 个中的两个）。这对一个输入的核有多大影响，取决于这个输入在同批样本中的位置。
+# 下降的大部分来自除法。批归一化把每个单元除以它在批次上的标准差，而冻结的批归一化除以的是 1；按总体统计量（均值 0，方差 1.96）冻结的无限宽网络给出 $\Theta(x, x) = 1.00$，
+# 而这个批次的对角元在 1.04 到 1.32 之间，位于它之上。（这个批次每个单元的方差比总体的小，对权重取平均后是总体的 0.87，
+# 因为它是从批次自己的均值算起的；除数更小会让核变大，但本课并不由此推导这个批次的核。）
+# 各输入之间的不同也来自批次：每个单元的统计量来自六个输入，而不是整个分布，
+# 归一化如何对待一个输入，取决于这个输入在同批样本中的位置。
 # 把 $x_1$ 放进另一个批次，它的 $\Theta(x_1, x_1)$ 会移动好几个误差棒：这就是在核中看到的批次耦合。
-# 在宽度 1024 下，整条对角线都稍高一些（有限宽度带来的偏差），但仍远低于 1.96，并且各输入仍然不同。
+# 在宽度 1024 下，对角线与宽度 256 时在误差棒以内一致（两者估计的是同一个均值），仍远低于 1.96，并且各输入仍然不同。
 #
 # ## 动手探索：宽度与批次大小
 #
@@ -457,7 +484,7 @@ nh.check_between("batch statistics: Θ(x₁, x₁) in the two batches differs by
 # 每个宽度都是一个不同的随机网络（种子 0）。
 
 # %% tags=["nbval-ignore-output"]
-nh.widgets.live_figure(course.draw_batch, width=nh.widgets.width_slider(256, options=(64, 256, 1024, 4096)),
+nh.widgets.live_figure(course.draw_batch, width=nh.widgets.width_slider(1024, options=(64, 256, 1024, 4096)),
                        batch_size=nh.widgets.int_slider(nh._("batch size"), 8, min=2, max=64))
 
 # %% [markdown]
@@ -576,13 +603,15 @@ nh.check_that("batch explorer, width 256: batch 2 has the largest spread of batc
 #
 # </details>
 #
-# 5. 初始化时（均值 0，方差 1）冻结的批归一化对核做了什么？为什么它可以有核，而使用批统计量的批归一化不行？
+# 5. 每个单元的滑动均值为 0、滑动方差为 4 的冻结批归一化，跟在一个无偏置的全连接层之后，该层的
+#    $\Sigma(x, x) = 2$，$\Theta(x, x') = 1$。经过它之后 $\Sigma(x, x)$ 和 $\Theta(x, x')$ 是多少（忽略 $\epsilon$）？
+#    对 $x$ 的输出取决于批次吗？
 #
 # <details><summary>答案</summary>
 #
-# 它把 $\Sigma$ 和 $\Theta$ 除以 $1 + \epsilon$：它是固定的映射 $z \mapsto z/\sqrt{1 + \epsilon}$，
-# 对每个输入单独作用。它对 $x$ 的输出只取决于 $x$ 和权重，所以两两输入之间的核存在。
-# 使用批统计量时，输出还取决于批次中的其他输入。
+# 它是固定的映射 $z \mapsto z/2$，对每个输入都一样，所以两个核都除以 4：
+# $\Sigma(x, x) = 0.5$，$\Theta(x, x') = 0.25$，就像把全连接层的 $\sigma_w$ 减半一样。它对 $x$ 的输出
+# 只取决于 $x$ 和权重，而不取决于批次，所以两两输入之间的核存在。
 #
 # </details>
 
@@ -621,6 +650,11 @@ ln_first = course.ln_network(0.0)
 nh.check_close("question 3: with layer norm after the first layer: Θ(2x, 3x′) / Θ(x, x′) = 1",
                float(ln_first.kernel(2 * x, 3 * x_other).ntk / ln_first.kernel(x, x_other).ntk), 1.0,
                atol=1e-4)
+halved = nh.dense(sigma_w=course.SIGMA_W / 2).kernel(course.PAIR)          # z/2 after a bias-free dense layer
+full = nh.dense(sigma_w=course.SIGMA_W).kernel(course.PAIR)
+nh.check_close("question 5: dividing z by 2 divides Σ(x, x) and Θ(x, x′) by 4",
+               [float(halved.nngp[0, 0] / full.nngp[0, 0]), float(halved.ntk[0, 1] / full.ntk[0, 1])],
+               [0.25, 0.25], rtol=1e-10)
 alone = course.bn_network().network(course.D, width=256, seed=0)
 with torch.no_grad():
     alone_units, alone_output = alone[1](alone[0](course.X1)), alone(course.X1)
@@ -639,7 +673,7 @@ nh.check_close("question 4: batch of one: what batch norm hands the ReLU, and f(
 #   对方向几乎相反的输入则足以让核变号。在这样的串联网络中，层归一化之后的偏置则不会。
 # - 使用批统计量的批归一化是光滑的，但它耦合了批次：一个输入的输出和它的核都随同批样本而变
 #   ，而且波动不随宽度缩小，所以不存在两两输入之间的核；
-#   它的核可以用蒙特卡洛方法一次一个批次地估计（在有限宽度下，带着有限宽度的偏差）。
+#   它的核可以用蒙特卡洛方法一次一个批次地估计，并附上误差棒。
 # - 冻结的批归一化对每个输入是一个仿射映射，有核；初始化时（统计量为 0 和 1）它把 $\Sigma$ 和 $\Theta$ 除以
 #   $1+\epsilon$。
 

@@ -131,7 +131,7 @@ def draw_scale(bias_before: float, bias_after: float) -> None:
                                           (False, PALETTE[1], "s--", _("without layer norm"))]:
         theta, base = kernel_vs_scale(bias_before, bias_after, with_layer_norm=with_ln)
         ax.plot(SCALES, theta, style, ms=4, color=colour, label=label)
-        ax.axhline(base, color=colour, ls=":", lw=1)
+        ax.axhline(base, color=colour, ls=":", lw=1, label=_("{name}: value at a = 1").format(name=label))
     ax.set_xscale("log")
     width_ticks(ax, [0.25, 0.5, 1, 2, 4])
     ax.set_xlabel(_("scale a of the first input"))
