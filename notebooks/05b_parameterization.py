@@ -53,8 +53,9 @@ plt.show()
 # %% [markdown]
 # Each line is a prediction for a hidden layer's pre-activations (the $\Delta h^l$ column of the table below),
 # derived below and then measured: under the NTK parameterization a feature moves like
-# $m^{-1/2}$, under μP like $m^0$, and under the standard parameterization at a fixed learning rate it grows like
-# $m^{1/2}$ until training blows up. Yang & Hu (2021) prove that for the parameterizations of this kind that stay
+# $m^{-1/2}$, under μP like $m^0$, and under the standard parameterization at a fixed learning rate the first
+# step moves it like $m^{1/2}$; that step makes the output weights of size $m^0$, so from the second step on the
+# features move like $m^{1}$ and training blows up. Yang & Hu (2021) prove that for the parameterizations of this kind that stay
 # finite and do learn there is no third option (for smooth activations; the conditions are below).
 
 # %% [markdown]
@@ -74,7 +75,8 @@ plt.show()
 # | **μP** | $m^0$, $m^{1}$ | $m^{-1}$, $m^0$ | $m^{-2}$, $m^{-1}$ | $m^{1}$ | $m^0$ | $m^0$, $m^0$, $m^0$ | feature learning |
 #
 # Every bias has variance $m^0$. The "one step" columns say how far one SGD step from initialization moves the
-# input layer's pre-activations $h^1$ (relative to their size), a hidden layer's $h^l$, and the output $f$; the
+# input layer's pre-activations $h^1$ and a hidden layer's $h^l$ (both relative to their size, which is $\Theta(1)$)
+# and the output $f$ (absolute); the
 # next sections derive them from the other columns. The standard and NTK rows have the same variances (the same
 # network at initialization) and differ only in the learning rates; μP changes the output layer's variance and
 # almost every learning rate.
@@ -113,14 +115,15 @@ nh.check_close("He's variance: every layer's RMS ≈ √2", np.ravel(he), np.ful
 #
 # Take a loss $\ell(f)$ with $\chi = \ell'(f) = \Theta(1)$. Write $s$ for the size of the output weights' entries
 # ($\operatorname{Var} W^{L+1} = s^2$), $g^l = \partial f/\partial h^l$ and $x^0 = \xi$. One SGD step changes $W^l$ by
-# the rank-one matrix $\Delta W^l = -\eta_l\,\chi\, g^l\,(x^{l-1})^\top$, so the layer's pre-activations change by
+# the rank-one matrix $\Delta W^l = -\eta_l\,\chi\, g^l\,x^{l-1}(\xi)^\top$ (a step on the input $\xi$), so the
+# layer's pre-activations at an input $\xi'$ change by
 #
-# $$\Delta W^l\, x^{l-1} \;=\; -\,\eta_l \;\chi\; g^l \;\big((x^{l-1})^\top x^{l-1}\big)
+# $$\Delta W^l\, x^{l-1}(\xi') \;=\; -\,\eta_l \;\chi\; g^l \;\big(x^{l-1}(\xi)^\top x^{l-1}(\xi')\big)
 #   \qquad\text{(learning rate)} \times \text{(gradient per unit)} \times \text{(a sum of many terms)}.$$
 #
 # - **Gradient per unit.** $g^L = \phi'(h^L)\odot (W^{L+1})^\top$ has entries of size $s$. Going back through a hidden
 #   layer, $(W^{l+1})^\top g^{l+1}$ adds $m$ terms of size $m^{-1/2}s$ with random signs: size $s$ again.
-# - **Number of summed terms.** $(x^{l-1})^\top x^{l-1}$ adds $d$ terms for the input layer and $m$ for every other
+# - **Number of summed terms.** $x^{l-1}(\xi)^\top x^{l-1}(\xi')$ adds $d$ terms for the input layer and $m$ for every other
 #   layer, and they do **not** cancel: for the same input they are squares, and for another input their average is
 #   the feature kernel. The sum is $\Theta(m)$, not the $\Theta(\sqrt m)$ of random signs, for the same input and
 #   for generic correlated inputs (for an odd activation without bias and orthogonal inputs the feature kernel is 0
@@ -135,8 +138,11 @@ nh.check_close("He's variance: every layer's RMS ≈ √2", np.ravel(he), np.ful
 # A bias $b^l$ moves by $\eta_b\,\chi\, g^l$, so its layer moves by $\eta_b s$. Hence, up to
 # constants (Yang & Hu 2021),
 #
-# $$\Delta h^1 \sim \eta_1\, s, \qquad \Delta h^l \sim \eta_l\, s\, m \ \ (\text{hidden}), \qquad
+# $$\Delta h^1 \sim \eta_1\, s\, d, \qquad \Delta h^l \sim \eta_l\, s\, m \ \ (\text{hidden}), \qquad
 #   \Delta f \sim \eta_{L+1}\, m \;+\; m\, s\, \Delta x^L .$$
+#
+# Worked example, a hidden layer under the NTK parameterization: $\eta_l = 1/m$, $s = m^{-1/2}$ and $m$ summed
+# terms give $\Delta h^l \sim m^{-1}\cdot m^{-1/2}\cdot m = m^{-1/2}$.
 #
 # A hidden layer also passes on the change of the layer below, $W^l\Delta x^{l-1}$: $m$ terms of size
 # $m^{-1/2}\Delta x^{l-1}$ with random signs, so of the size of $\Delta x^{l-1}$ itself. In every row of the table
@@ -178,11 +184,20 @@ nh.check_close("He's variance: every layer's RMS ≈ √2", np.ravel(he), np.ful
 #
 # $$r = \min\big(a_{L+1} + b_{L+1},\; 2a_{L+1} + c\big) + c - 1 + \min_{l = 1, \dots, L}\big(2a_l + \mathbb 1[l = 1]\big).$$
 #
-# For a stable parameterization it is the one-step argument in exponents: the last hidden layer's features move
-# like $m^{-r}$. (The first minimum is the size of the output
-# weights during training: at initialization, $m^{-(a+b)}$, or after their own updates, $m^{-(2a+c)}$, whichever is
-# larger; the indicator is the input layer's missing factor $m$.) Example, NTK: $\min(\tfrac12 + 0,\ 1 + 0) + 0 - 1
-# + \min(0 + 1,\ 1) = \tfrac12$, the $m^{-1/2}$ of the table. The theorem's conditions:
+# It is the one-step argument in exponents. During training the output weights have size
+# $s = m^{-\min(a_{L+1} + b_{L+1},\ 2a_{L+1} + c)}$: the larger of their initial size $m^{-(a+b)}$ and their
+# updates $\eta_{L+1}\chi x^L$, of size $m^{-(2a+c)}$. With $\Delta h^1 \sim \eta_1 s\,d$ and
+# $\Delta h^l \sim \eta_l s\, m$, layer $l$'s own change has the exponent
+#
+# $$-(2a_l + c) \;-\; \min\big(a_{L+1} + b_{L+1},\; 2a_{L+1} + c\big) \;+\; 1 - \mathbb 1[l = 1].$$
+#
+# A change passes upward at its own size (end of the one-step section), so the largest of these sets $\Delta x^L$,
+# and $r$ is minus the largest: the minimum over $l$ and the $c - 1$ above. Example, NTK:
+# $\min(\tfrac12 + 0,\ 1 + 0) + 0 - 1 + \min(0 + 1,\ 1) = \tfrac12$, the $m^{-1/2}$ of the table.
+# For the standard parameterization at a fixed $\eta$ the two differ: $r = -1$, while the table's first step
+# says $m^{1/2}$. The first step starts from output weights of size $m^{-1/2}$; it adds $\eta_{L+1}\chi x^L$,
+# entries of size $m^0$, so from the second step on the features move like $m^{1}$, $-r = 1$. The theorem's
+# conditions:
 #
 # 1. **Stable at initialization** (features $\Theta(1)$, output $O(1)$): $a_1 + b_1 = 0$; $a_l + b_l = \tfrac12$ for
 #    the hidden layers; $a_{L+1} + b_{L+1} \ge \tfrac12$.
@@ -305,6 +320,8 @@ tanh_ntk = [np.mean([course.movement("ntk", m, lr=0.5, seed=seed, activation="ta
 for p, rows in results.items():
     print(nh._("{parameterization}: output change {outputs} (relative to |y|) at widths {widths}").format(
         parameterization=p, outputs=", ".join(f"{row.outputs:.2f}" for row in rows), widths=widths))
+    print(nh._("    training loss before → after the 50 steps: {losses}").format(
+        losses=", ".join(f"{row.loss_start:.3g} → {row.loss_end:.2g}" for row in rows)))
 
 # %%
 slopes = course.draw_movement(widths, results)
@@ -324,10 +341,20 @@ nh.check_between("NTK param.: outputs move by O(1) (smallest change / |y|)",
                  min(row.outputs for row in results["ntk"]), 1.5, 2.5)
 nh.check_between("μP: the feature kernel moves by Θ(1) (smallest relative change)",
                  min(row.feature_kernel for row in results["mup"]), 0.25, 0.4)
+nh.check_between("NTK param.: the loss falls by more than 100 times (smallest factor over the widths)",
+                 min(row.loss_start / row.loss_end for row in results["ntk"]), 100, np.inf)
+mup_factors = [row.loss_start / row.loss_end for row in results["mup"]]
+nh.check_between("μP: the loss falls by about 4 times (smallest factor over the widths)", min(mup_factors),
+                 3.5, 5)
+nh.check_between("μP: the loss falls by about 4 times (largest factor over the widths)", max(mup_factors),
+                 3.5, 5)
 
 # %% [markdown]
 # **Lazy** therefore means: the network fits the data (its outputs travel from the random $f_0$ to $y$, a change of
-# about $2|y|$ at every width) while its kernel and features stay (almost) where they started. The weights move,
+# about $\lVert y - f_0\rVert$; that is about $2|y|$ here only because this network's $f_0$ is large compared with
+# the targets $y = \sin 2\xi_1$) while its kernel and features stay (almost) where they started. The two runs are
+# not at the same stage: in 50 steps the NTK parameterization's loss falls by more than 100 times, μP's (at
+# $\eta = 0.02$) by about 4 times, so μP's changes are those of a network still fitting. The weights move,
 # by relatively $m^{-1/2}$, and the features with them ($m^{-1/2}$, as after one step). The feature *kernel* moves
 # even less ($m^{-1}$; why: question 5 below). The NTK falls in between: slope −0.71 averaged over 3 seeds, but
 # −0.53, −0.89 and −0.72 seed by seed. Lee et al. (2019) prove a change of at most order $m^{-1/2}$ (for a smooth
@@ -387,8 +414,8 @@ nh.check_close("μP output at init: slope −½", nh.loglog_slope(widths, rms_f0
 # linearized network uniformly over **all** training time. Their proof assumes an activation with a Lipschitz
 # derivative, so for the ReLU network below the agreement is again an observation. For other losses Jacot et al.
 # (2018) show that, under gradient flow, the NTK stays constant over any fixed time interval $[0, T]$ in the limit
-# where the widths go to infinity one layer after another, for an activation with a bounded second derivative;
-# they give no rate in $m$. The linearized network is kernel **gradient descent** started from the random initial function
+# where the widths go to infinity one layer after another, for an activation with a bounded second derivative and
+# a training direction whose integral over $[0, T]$ stays bounded; they give no rate in $m$. The linearized network is kernel **gradient descent** started from the random initial function
 # $f_0$; trained to convergence it gives
 #
 # $$f_\infty(x) = f_0(x) + \Theta(x, X)\,\Theta(X, X)^{-1}\big(y - f_0(X)\big),$$
@@ -462,9 +489,10 @@ nh.widgets.live_figure(course.draw_training,
 #
 # </details>
 #
-# 2. Standard parameterization with the fixed $\eta = 0.005$: at width 64 its stability number is 0.33. Assume that
-#    $\lambda_\max$ grows like $m$ (question 2 below asks why) and predict the first of the four widths at which
-#    gradient descent diverges; then check. What do its features do before that?
+# 2. Standard parameterization with the fixed $\eta = 0.005$: at width 64 its stability number is 0.33. Its
+#    $\lambda_\max$ grows like $m$: its hidden and output learning rates are $m$ times the NTK parameterization's, and
+#    the weighted kernel is linear in them (question 2 below works it out). Predict the first of the four widths at
+#    which gradient descent diverges; then check. What do its features do before that?
 #
 # <details><summary>Answer</summary>
 #
@@ -472,7 +500,8 @@ nh.widgets.live_figure(course.draw_training,
 # and 15.9 at widths 256, 1024 and 4096 (the ratios 3.4, 3.6, 4.0 approach 4 as the width grows); the loss
 # overflows at step 13 at width 1024 and at step 8 at 4096. Before that it even looks lazy: its hidden features
 # follow the $\Delta h^1$ column, $m^{-1/2}$ for this row, and its feature kernel moves by 0.0092 at width 64 and by
-# 0.00079 at 256. What grows with the width is the output layer's own term, $\eta_{L+1} m$ with $\eta_{L+1} \sim m^0$.
+# 0.00079 at 256: a slope of −1.77 over these two widths, steeper than the NTK parameterization's −1, from two
+# widths of a run that approaches instability, so no clean exponent. What grows with the width is the output layer's own term, $\eta_{L+1} m$ with $\eta_{L+1} \sim m^0$.
 #
 # </details>
 #
@@ -514,7 +543,8 @@ nh.widgets.live_figure(course.draw_training,
 #
 # </details>
 #
-# 3. Use the formula for $r$ to check μP: why is $r = 0$, and which condition makes it non-trivial?
+# 3. The printout of the conditions section gave μP's $r = 0$. Derive it term by term from the formula for $r$:
+#    which terms cancel, and which condition makes μP non-trivial?
 #
 # <details><summary>Answer</summary>
 #

@@ -175,6 +175,22 @@ def test_mup_moves_its_hidden_matrix_by_a_vanishing_fraction_while_its_features_
     assert large["features"] > 0.3, f"features move by Theta(1): {large['features']:.3f}"
 
 
+def test_movement_records_the_loss_before_and_after_training():
+    """loss_start against the loss of the freshly built network, computed here; loss_end against the distance the
+    outputs moved: ||f_T - f_0|| and ||y - f_0|| differ by at most ||f_T - y|| = sqrt(2 n loss_end)."""
+    import torch
+    x, y = course.training_data()
+    run = course.movement("ntk", 256, lr=0.5, seed=1)
+    with torch.no_grad():
+        f0 = course.network("ntk", 256, seed=1)(x)[:, 0]
+    expected = float(0.5 * ((f0 - y) ** 2).mean())
+    assert run.loss_start == pytest.approx(expected, rel=1e-6), f"loss_start {run.loss_start}, expected {expected}"
+    assert run.loss_end < run.loss_start, f"loss_end {run.loss_end} not below loss_start {run.loss_start}"
+    gap = abs(run.outputs - float((y - f0).norm() / y.norm()))
+    bound = float(np.sqrt(2 * len(y) * run.loss_end) / y.norm())
+    assert gap <= bound * (1 + 1e-6), f"|output change - ||y - f_0||/||y||| = {gap}, bound {bound}"
+
+
 def test_the_explorer_writes_its_sentences_under_the_figure():
     course.draw_training("NTK, η = 0.5", 256)
     texts = " ".join(t.get_text() for t in plt.gcf().texts)

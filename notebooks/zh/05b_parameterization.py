@@ -50,7 +50,8 @@ plt.show()
 
 # %% [markdown]
 # 每条线都是对某个隐藏层预激活的预测（即下表的 $\Delta h^l$ 一列），下面先推导，再测量：在 NTK 参数化下一个特征按 $m^{-1/2}$ 移动，在 μP 下按 $m^0$，
-# 而在固定学习率的标准参数化下它按 $m^{1/2}$ 增长，直到训练发散。Yang & Hu (2021) 证明：对这一类保持有限、
+# 而在固定学习率的标准参数化下，第一步让它按 $m^{1/2}$ 移动；这一步使输出权重的大小变为 $m^0$，所以从第二步起
+# 特征按 $m^{1}$ 移动，训练发散。Yang & Hu (2021) 证明：对这一类保持有限、
 # 并且确实在学习的参数化，不存在第三种可能（对光滑的激活函数；条件见下文）。
 
 # %% [markdown]
@@ -68,8 +69,8 @@ plt.show()
 # | **NTK** | $m^0$, $m^0$ | $m^{-1}$, $m^{-1}$ | $m^{-1}$, $m^{-1}$ | $m^0$ | $m^0$ | $m^{-1/2}$, $m^{-1/2}$, $m^0$ | 核区域（惰性） |
 # | **μP** | $m^0$, $m^{1}$ | $m^{-1}$, $m^0$ | $m^{-2}$, $m^{-1}$ | $m^{1}$ | $m^0$ | $m^0$, $m^0$, $m^0$ | 特征学习 |
 #
-# 每个偏置的方差都是 $m^0$。“一步之后”几列给出从初始化出发的一步 SGD 让输入层的预激活 $h^1$（相对于其自身大小）、
-# 某个隐藏层的 $h^l$ 以及输出 $f$ 移动多远；后面几节由其他各列推导出它们。标准参数化和 NTK 参数化的方差相同
+# 每个偏置的方差都是 $m^0$。“一步之后”几列给出从初始化出发的一步 SGD 让输入层的预激活 $h^1$ 和某个隐藏层的 $h^l$
+# （二者都相对于其自身大小，即 $\Theta(1)$）以及输出 $f$（绝对变化）移动多远；后面几节由其他各列推导出它们。标准参数化和 NTK 参数化的方差相同
 # （初始化时是同一个网络），只有学习率不同；μP 改变了输出层的方差和几乎每一个学习率。
 
 # %% [markdown]
@@ -105,14 +106,14 @@ nh.check_close("He's variance: every layer's RMS ≈ √2", np.ravel(he), np.ful
 #
 # 取损失 $\ell(f)$，记 $\chi = \ell'(f) = \Theta(1)$。记 $s$ 为输出权重各元素的量级
 # （$\operatorname{Var} W^{L+1} = s^2$），$g^l = \partial f/\partial h^l$，$x^0 = \xi$。一步 SGD 给 $W^l$ 加上秩一矩阵
-# $\Delta W^l = -\eta_l\,\chi\, g^l\,(x^{l-1})^\top$，于是该层的预激活改变
+# $\Delta W^l = -\eta_l\,\chi\, g^l\,x^{l-1}(\xi)^\top$（在输入 $\xi$ 上走一步），于是该层在输入 $\xi'$ 上的预激活改变
 #
-# $$\Delta W^l\, x^{l-1} \;=\; -\,\eta_l \;\chi\; g^l \;\big((x^{l-1})^\top x^{l-1}\big)
+# $$\Delta W^l\, x^{l-1}(\xi') \;=\; -\,\eta_l \;\chi\; g^l \;\big(x^{l-1}(\xi)^\top x^{l-1}(\xi')\big)
 #   \qquad\text{（学习率）} \times \text{（每个单元的梯度）} \times \text{（许多项之和）}.$$
 #
 # - **每个单元的梯度。** $g^L = \phi'(h^L)\odot (W^{L+1})^\top$ 的元素量级为 $s$。反向经过一个隐藏层时，
 #   $(W^{l+1})^\top g^{l+1}$ 是 $m$ 个量级为 $m^{-1/2}s$、符号随机的项之和：量级仍然是 $s$。
-# - **求和的项数。** $(x^{l-1})^\top x^{l-1}$ 对输入层是 $d$ 项之和，对其他每一层是 $m$ 项之和，而且这些项**不会**
+# - **求和的项数。** $x^{l-1}(\xi)^\top x^{l-1}(\xi')$ 对输入层是 $d$ 项之和，对其他每一层是 $m$ 项之和，而且这些项**不会**
 #   相互抵消：对同一个输入它们都是平方；对另一个输入，它们的平均是特征核。
 #   对同一个输入以及一般的相关输入，这个和是 $\Theta(m)$，而不是符号随机之和的 $\Theta(\sqrt m)$
 #   （对无偏置的奇激活函数和正交的输入，特征核为 0，这个和只有 $\Theta(\sqrt m)$；ReLU 的特征核总是正的）。
@@ -125,8 +126,11 @@ nh.check_close("He's variance: every layer's RMS ≈ √2", np.ravel(he), np.ful
 # $W^{L+1}\Delta x^L = -\eta_L\chi\,|x^{L-1}|^2\sum_i \phi'(h^L_i)^2\,(W^{L+1}_i)^2$：$m$ 个同号的项。偏置 $b^l$ 移动 $\eta_b\,\chi\, g^l$，
 # 所以它所在的层移动 $\eta_b s$。因此，忽略常数（Yang & Hu 2021），
 #
-# $$\Delta h^1 \sim \eta_1\, s, \qquad \Delta h^l \sim \eta_l\, s\, m \ \ (\text{隐藏层}), \qquad
+# $$\Delta h^1 \sim \eta_1\, s\, d, \qquad \Delta h^l \sim \eta_l\, s\, m \ \ (\text{隐藏层}), \qquad
 #   \Delta f \sim \eta_{L+1}\, m \;+\; m\, s\, \Delta x^L .$$
+#
+# 算例，NTK 参数化下的一个隐藏层：$\eta_l = 1/m$、$s = m^{-1/2}$ 和 $m$ 个求和项给出
+# $\Delta h^l \sim m^{-1}\cdot m^{-1/2}\cdot m = m^{-1/2}$。
 #
 # 隐藏层还会把下一层的变化传上来，即 $W^l\Delta x^{l-1}$：$m$ 个量级为 $m^{-1/2}\Delta x^{l-1}$、符号随机的项，
 # 所以其大小与 $\Delta x^{l-1}$ 本身相当。在表中每一行里，它都不超过该层自己的那一项；Tensor Programs IV
@@ -167,10 +171,19 @@ nh.check_close("He's variance: every layer's RMS ≈ √2", np.ravel(he), np.ful
 #
 # $$r = \min\big(a_{L+1} + b_{L+1},\; 2a_{L+1} + c\big) + c - 1 + \min_{l = 1, \dots, L}\big(2a_l + \mathbb 1[l = 1]\big).$$
 #
-# 对稳定的参数化，它就是写成指数形式的一步论证：最后一个隐藏层的特征按 $m^{-r}$ 移动。（第一个最小值是训练中
-# 输出权重的大小：取初始化时的 $m^{-(a+b)}$ 与其自身更新之后的 $m^{-(2a+c)}$ 中较大的一个；示性函数一项对应输入层
-# 缺少的那个因子 $m$。）例如 NTK：$\min(\tfrac12 + 0,\ 1 + 0) + 0 - 1
-# + \min(0 + 1,\ 1) = \tfrac12$，即表中的 $m^{-1/2}$。定理的条件：
+# 它就是写成指数形式的一步论证。训练中输出权重的大小是
+# $s = m^{-\min(a_{L+1} + b_{L+1},\ 2a_{L+1} + c)}$：取其初始大小 $m^{-(a+b)}$ 与其更新
+# $\eta_{L+1}\chi x^L$ 的大小 $m^{-(2a+c)}$ 中较大的一个。由 $\Delta h^1 \sim \eta_1 s\,d$ 和
+# $\Delta h^l \sim \eta_l s\, m$，第 $l$ 层自身的变化的指数是
+#
+# $$-(2a_l + c) \;-\; \min\big(a_{L+1} + b_{L+1},\; 2a_{L+1} + c\big) \;+\; 1 - \mathbb 1[l = 1].$$
+#
+# 变化以自身的大小向上传递（见一步论证一节末尾），所以其中最大的一个决定 $\Delta x^L$，而 $r$ 就是最大指数的相反数：
+# 这就得到上式中对 $l$ 的最小值和 $c - 1$。例如 NTK：
+# $\min(\tfrac12 + 0,\ 1 + 0) + 0 - 1 + \min(0 + 1,\ 1) = \tfrac12$，即表中的 $m^{-1/2}$。
+# 对固定 $\eta$ 的标准参数化，两者不同：$r = -1$，而表中的第一步给出 $m^{1/2}$。第一步从大小为 $m^{-1/2}$
+# 的输出权重出发；它加上 $\eta_{L+1}\chi x^L$，其元素大小为 $m^0$，所以从第二步起特征按 $m^{1}$ 移动，即 $-r = 1$。
+# 定理的条件：
 #
 # 1. **初始化时稳定**（特征为 $\Theta(1)$，输出为 $O(1)$）：$a_1 + b_1 = 0$；各隐藏层 $a_l + b_l = \tfrac12$；
 #    $a_{L+1} + b_{L+1} \ge \tfrac12$。
@@ -288,6 +301,8 @@ tanh_ntk = [np.mean([course.movement("ntk", m, lr=0.5, seed=seed, activation="ta
 for p, rows in results.items():
     print(nh._("{parameterization}: output change {outputs} (relative to |y|) at widths {widths}").format(
         parameterization=p, outputs=", ".join(f"{row.outputs:.2f}" for row in rows), widths=widths))
+    print(nh._("    training loss before → after the 50 steps: {losses}").format(
+        losses=", ".join(f"{row.loss_start:.3g} → {row.loss_end:.2g}" for row in rows)))
 
 # %%
 slopes = course.draw_movement(widths, results)
@@ -307,10 +322,19 @@ nh.check_between("NTK param.: outputs move by O(1) (smallest change / |y|)",
                  min(row.outputs for row in results["ntk"]), 1.5, 2.5)
 nh.check_between("μP: the feature kernel moves by Θ(1) (smallest relative change)",
                  min(row.feature_kernel for row in results["mup"]), 0.25, 0.4)
+nh.check_between("NTK param.: the loss falls by more than 100 times (smallest factor over the widths)",
+                 min(row.loss_start / row.loss_end for row in results["ntk"]), 100, np.inf)
+mup_factors = [row.loss_start / row.loss_end for row in results["mup"]]
+nh.check_between("μP: the loss falls by about 4 times (smallest factor over the widths)", min(mup_factors),
+                 3.5, 5)
+nh.check_between("μP: the loss falls by about 4 times (largest factor over the widths)", max(mup_factors),
+                 3.5, 5)
 
 # %% [markdown]
-# 所以，**惰性**的意思是：网络拟合了数据（它的输出从随机的 $f_0$ 走到 $y$，在每个宽度下变化都约为 $2|y|$），
-# 而它的核和特征（几乎）停留在出发点。权重在移动，相对变化为 $m^{-1/2}$，特征也随之移动（$m^{-1/2}$，与一步之后相同）。
+# 所以，**惰性**的意思是：网络拟合了数据（它的输出从随机的 $f_0$ 走到 $y$，变化约为 $\lVert y - f_0\rVert$；
+# 这里它约为 $2|y|$，只是因为这个网络的 $f_0$ 比目标 $y = \sin 2\xi_1$ 大），而它的核和特征（几乎）停留在出发点。
+# 两次训练并不处在同一阶段：50 步中 NTK 参数化的损失下降到原来的百分之一以下，μP（$\eta = 0.02$）的损失只下降到
+# 约四分之一，所以 μP 的变化是一个仍在拟合中的网络的变化。权重在移动，相对变化为 $m^{-1/2}$，特征也随之移动（$m^{-1/2}$，与一步之后相同）。
 # 特征*核*的移动还要更小（$m^{-1}$；原因见下面的问题 5）。NTK 的变化介于两者之间：3 个随机种子平均的斜率为 −0.71，
 # 但逐个种子分别为 −0.53、−0.89 和 −0.72。Lee et al. (2019) 证明它的变化至多是 $m^{-1/2}$ 的量级（对光滑的激活函数、
 # 平方损失和 $\eta < \eta_\text{critical}$）；对光滑的激活函数，这个变化实际上是 $1/m$ 的量级（Dyer & Gur-Ari 2020；
@@ -363,7 +387,8 @@ nh.check_close("μP output at init: slope −½", nh.loglog_slope(widths, rms_f0
 # $\tfrac1{2n}\sum_i$，条件写成 $\eta < 2n/(\lambda_\min + \lambda_\max)$），那么全批量梯度下降在**全部**训练时间上
 # 一致地与线性化网络相差 $O(m^{-1/2})$ 以内。他们的证明假设激活函数具有 Lipschitz 连续的导数，所以对下面的 ReLU
 # 网络，这种吻合同样只是观察结果。对其他损失，Jacot et al. (2018) 证明：在梯度流下，
-# 当各层宽度依次趋于无穷时，NTK 在任意固定的时间区间 $[0, T]$ 上保持不变，条件是激活函数的二阶导数有界；
+# 当各层宽度依次趋于无穷时，NTK 在任意固定的时间区间 $[0, T]$ 上保持不变，条件是激活函数的二阶导数有界，
+# 并且训练方向在 $[0, T]$ 上的积分保持有界；
 # 他们没有给出关于 $m$ 的收敛速率。
 # 线性化网络就是从随机初始函数 $f_0$ 出发的核**梯度下降**；训练到收敛时给出
 #
@@ -435,15 +460,17 @@ nh.widgets.live_figure(course.draw_training,
 #
 # </details>
 #
-# 2. 固定 $\eta = 0.005$ 的标准参数化：在宽度 64 时它的稳定性数为 0.33。假设 $\lambda_\max$ 随 $m$ 线性增长
-#    （下面的问题 2 会问为什么），预测在四个宽度中从哪一个起梯度下降会发散；然后检验。在那之前它的特征怎样变化？
+# 2. 固定 $\eta = 0.005$ 的标准参数化：在宽度 64 时它的稳定性数为 0.33。它的 $\lambda_\max$ 随 $m$ 线性增长：
+#    它的隐藏层和输出层学习率是 NTK 参数化的 $m$ 倍，而加权核对它们是线性的（下面的问题 2 会详细推导）。
+#    预测在四个宽度中从哪一个起梯度下降会发散；然后检验。在那之前它的特征怎样变化？
 #
 # <details><summary>答案</summary>
 #
 # 宽度 256 时为 $0.33 \cdot 4 = 1.3$，宽度 1024 时为 $0.33 \cdot 16 = 5.3$，所以从宽度 1024 起。测得：在宽度 256、1024
 # 和 4096 下为 1.10、3.99 和 15.9（相邻之比 3.4、3.6、4.0，随宽度增大趋于 4）；损失在宽度 1024 时于第 13 步溢出，
 # 在 4096 时于第 8 步溢出。在那之前它甚至看起来是惰性的：它的隐藏特征服从 $\Delta h^1$ 一列，这一行为 $m^{-1/2}$，
-# 它的特征核在宽度 64 时移动 0.0092，在 256 时移动 0.00079。随宽度增长的是输出层自身的那一项
+# 它的特征核在宽度 64 时移动 0.0092，在 256 时移动 0.00079：在这两个宽度之间斜率为 −1.77，比 NTK 参数化的 −1 更陡；
+# 这只来自一次逐渐接近不稳定的训练的两个宽度，所以不是一个干净的指数。随宽度增长的是输出层自身的那一项
 # $\eta_{L+1} m$，其中 $\eta_{L+1} \sim m^0$。
 #
 # </details>
@@ -484,7 +511,7 @@ nh.widgets.live_figure(course.draw_training,
 #
 # </details>
 #
-# 3. 用 $r$ 的公式检验 μP：为什么 $r = 0$？是哪个条件使它非平凡？
+# 3. 条件一节的输出给出了 μP 的 $r = 0$。从 $r$ 的公式逐项推导出它：哪些项相互抵消？是哪个条件使 μP 非平凡？
 #
 # <details><summary>答案</summary>
 #

@@ -231,6 +231,7 @@ class Movement:
         features: of the hidden pre-activations h, RMS(h_T - h_0) / RMS(h_0).
         weights: of all the weights, ||w_T - w_0|| / ||w_0||.
         outputs: of the outputs on the training inputs, ||f_T - f_0|| / ||y||.
+        loss_start, loss_end: the training loss 1/(2n) sum (f - y)^2 before the first and after the last step.
     """
 
     ntk: float
@@ -238,6 +239,8 @@ class Movement:
     features: float
     weights: float
     outputs: float
+    loss_start: float = float("nan")
+    loss_end: float = float("nan")
 
 
 def movement(parameterization: str, width: int, *, lr: float, seed: int = 0, steps: int = 50,
@@ -256,7 +259,8 @@ def movement(parameterization: str, width: int, *, lr: float, seed: int = 0, ste
         change = math.sqrt(sum(float((w - w0).pow(2).sum()) for w, w0 in zip(weights, start))
                            / sum(float(w0.pow(2).sum()) for w0 in start))
     return Movement(ntk=record.ntk_change, feature_kernel=record.feature_change, features=_rms(h1 - h0) / _rms(h0),
-                    weights=change, outputs=float((record.outputs[-1] - record.outputs[0]).norm() / y.norm()))
+                    weights=change, outputs=float((record.outputs[-1] - record.outputs[0]).norm() / y.norm()),
+                    loss_start=float(record.loss[0]), loss_end=float(record.loss[-1]))
 
 
 def hidden_matrix_movement(width: int, *, lr: float = 0.02, steps: int = 50, seed: int = 0) -> dict:
@@ -339,7 +343,8 @@ def idea_diagram():
     rows = [("standard, fixed η", COLOURS["standard"], "-", _("standard, fixed η: blows up")),
             ("μP", COLOURS["mup"], "-", _("μP: features learn")),
             ("NTK", COLOURS["ntk"], "-", _("NTK: lazy (kernel regime)")),
-            ("standard, η ∝ 1/m", COLOURS["standard"], "--", _("standard, η ∝ 1/m: lazy as well"))]
+            ("standard, η ∝ 1/m", COLOURS["standard"], "--",
+             _("standard, η ∝ 1/m: lazy as well, line shifted down for visibility"))]
     for row, colour, style, text in rows:
         exponent = float(one_step_exponents(width_exponents(*ABC[row]))[1])
         shift = 0.93 if row == "standard, η ∝ 1/m" else 1.0                   # the two lazy lines coincide
@@ -350,8 +355,9 @@ def idea_diagram():
     from .plotting import width_ticks
     width_ticks(ax, widths.astype(int))
     ax.set_xlabel("width m")
-    ax.set_ylabel(_("predicted feature change in one step\n(m = 64: 1; dashed line drawn at 0.93)"))
-    ax.set_title(_("One power of m decides: features that freeze (lazy) or that keep moving (μP)"))
+    ax.set_ylabel(_("predicted feature change in one step\n(relative to m = 64)"))
+    ax.set_title(_("One power of m decides: features freeze (NTK), keep moving (μP) "
+                   "or blow up (standard, fixed η)"))
     ax.legend(loc="upper left", fontsize="small")
     return fig
 
@@ -381,7 +387,8 @@ def draw_one_step(widths, changes: dict, column: int = 1):
     width_ticks(ax, widths)
     ax.set_xlabel("width m")
     ax.set_ylabel("relative change of h² after one step")
-    ax.set_title(_("One SGD step: μP's features move the same at every width, NTK's shrink like m^-1/2"))
+    ax.set_title(_("One SGD step: μP's features move the same at every width, NTK's shrink like m^-1/2,\n"
+                   "the standard parameterization's grow like m^1/2 at a fixed η"))
     ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1))
     return slopes
 
@@ -478,8 +485,14 @@ def draw_training(setting: str, width: int) -> None:
     colour = COLOURS[_setting(setting)[0]]
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.8))
     right.semilogy(record.loss, color=colour)
-    right.set_title(_("The loss overflows") if record.diverged_at is not None
-                    else _("The loss falls"), fontsize=10.5)
+    factor = float(record.loss[0] / record.loss[-1])
+    if record.diverged_at is not None:
+        loss_title = _("The loss overflows")
+    elif factor > 1:
+        loss_title = _("The loss falls by a factor of {factor:.3g} in 50 steps").format(factor=factor)
+    else:
+        loss_title = _("The loss does not fall")
+    right.set_title(loss_title, fontsize=10.5)
     right.set_xlabel("step")
     right.set_ylabel("training loss")
     left.set_xlabel("feature kernel entry before training")
