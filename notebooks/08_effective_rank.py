@@ -14,7 +14,8 @@
 # - why no bound of the form $O(\sqrt{r_\infty/n})$ can bound the generalization error;
 # - the whole chapter in one table: architecture → mechanism → so what → when it fails.
 #
-# **Prerequisites:** lessons 01–02 (the NTK and its recursion), 07 (kernel regression with the NTK); some linear
+# **Prerequisites:** lessons 01–02 (the NTK, the NNGP, which is the kernel of the network's outputs at
+# initialization, and their recursion), 07 (kernel regression with the NTK); some linear
 # algebra (eigenvalues, trace, Frobenius norm).
 
 # %%
@@ -51,11 +52,13 @@ plt.show()
 # %% [markdown]
 # Both panels show the same kernel (the NTK of one hidden ReLU layer) on the same 200 random directions. On the
 # right every input was shifted by 3 in each coordinate: all inputs now have a large common part, the kernel a
-# large constant part, and one eigenvalue takes almost the whole trace. Nothing about what the kernel can fit has
+# large constant part, and one eigenvalue takes 86 % of the trace. Nothing about what the kernel can fit has
 # become one-dimensional; this lesson makes that precise. The left panel has a staircase: one eigenvalue (19 % of
 # the trace, along the constant vector), then about ten of 3–7 % each, then a drop to 1 %. On the sphere the
 # eigenfunctions are spherical harmonics: the first step is degree 0 (one function, the constant), the next ten
-# are degree 1 (the $d = 10$ linear functions), blurred by sampling only 200 inputs.
+# are degree 1 (the $d = 10$ linear functions), blurred by sampling only 200 inputs: the sample covariance of 200
+# random points in 10 dimensions has eigenvalues spread over roughly $(1 \pm \sqrt{10/200})^2$, 0.6 to 1.5 times
+# their mean.
 
 # %% tags=["check"]
 idea_spectrum = nh.eigenvalues(nh.mlp(1).kernel(nh.sphere(200, 10, seed=7)).ntk).numpy()
@@ -64,6 +67,9 @@ nh.check_close("left panel: the top eigenvalue's share of the trace (19 %)", ide
 nh.check_between("left panel: shares of eigenvalues 2 … 11, smallest", idea_share[1:11].min(), 0.03, 0.07)
 nh.check_between("left panel: shares of eigenvalues 2 … 11, largest", idea_share[1:11].max(), 0.03, 0.075)
 nh.check_between("left panel: share of eigenvalue 12 (the drop)", idea_share[11], 0.005, 0.015)
+offset_spectrum = nh.eigenvalues(nh.mlp(1).kernel(nh.sphere(200, 10, seed=7) + 3.0).ntk).numpy()
+nh.check_close("right panel: the top eigenvalue's share of the trace (86 %)",
+               offset_spectrum[0] / offset_spectrum.sum(), 0.855, atol=0.005)
 
 # %% [markdown]
 # ## The effective rank (overview §4.1)
@@ -85,7 +91,7 @@ print(nh._("identity: {identity:.1f}, all-ones: {ones:.1f}, ¾I + ¼11ᵀ (full 
 # %% tags=["check"]
 nh.check_close("r_eff of the 40 × 40 identity (40)", nh.effective_rank(eye), 40.0, rtol=1e-12)
 nh.check_close("r_eff of the all-ones matrix (1)", nh.effective_rank(ones), 1.0, rtol=1e-12)
-# ¾I + ¼11ᵀ: eigenvalues 10.75 (once) and 0.75 (39 times): 40² / (10.75² + 39 · 0.75²)
+# ¾I + ¼11ᵀ: against its value from the eigenvalues (check-your-understanding question 1)
 nh.check_close("r_eff of ¾I + ¼11ᵀ, n = 40 (11.64)", nh.effective_rank(0.75 * eye + 0.25 * ones),
                1600 / (10.75 ** 2 + 39 * 0.75 ** 2), rtol=1e-12)
 
@@ -93,27 +99,34 @@ nh.check_close("r_eff of ¾I + ¼11ᵀ, n = 40 (11.64)", nh.effective_rank(0.75 
 # ## The $r_\infty$ law (overview §4.2)
 # <a id="r-infinity-law"></a>
 #
-# Draw $n$ inputs independently from a distribution and let $K_{ij} = k(x_i, x_j)$. Write $m_1 = \mathbb E\,k(x,x)$,
-# $m_2 = \mathbb E\,k(x,x)^2$ and $m_\text{off} = \mathbb E\,k(x,x')^2$ for independent $x, x'$. Then
-# $\mathbb E\operatorname{tr}K = n m_1$ and $\mathbb E\lVert K\rVert_F^2 = n m_2 + n(n-1)\,m_\text{off}$. With a
-# constant diagonal ($m_2 = m_1^2$, as on a sphere) the ratio of these expectations is
-# $n^2m_1^2/(n m_1^2 + n(n-1)m_\text{off}) = n r_\infty/(n - 1 + r_\infty)$; it is a ratio of expectations, not the
-# expectation of the ratio, so a finite sample follows it only up to a few percent. By the law of large numbers
-# $\operatorname{tr}K/n \to m_1$ and $\lVert K\rVert_F^2/n^2 \to m_\text{off}$, so whenever $m_\text{off} > 0$
+# Draw $n$ inputs independently from a distribution and let $K_{ij} = k(x_i, x_j)$. For independent inputs
+# $x, x'$ from that distribution write
 #
-# $$r_\text{eff} \;\to\; r_\infty = \frac{m_1^2}{m_\text{off}}, \qquad
-# r_\text{eff}(n) \approx \frac{n\, r_\infty}{n - 1 + r_\infty}\ \ (\text{constant diagonal, } m_2 = m_1^2).$$
+# - $m_1 = \mathbb E\,k(x,x)$, the mean diagonal entry, and $m_2 = \mathbb E\,k(x,x)^2$;
+# - $m_\text{off} = \mathbb E\,k(x,x')^2$, the mean **square** of an off-diagonal entry.
+#
+# Then $\mathbb E\operatorname{tr}K = n m_1$ and $\mathbb E\lVert K\rVert_F^2 = n m_2 + n(n-1)\,m_\text{off}$. By the
+# law of large numbers $\operatorname{tr}K/n \to m_1$ and $\lVert K\rVert_F^2/n^2 \to m_\text{off}$. So, whenever
+# $m_\text{off} > 0$:
+#
+# $$\boxed{\,r_\text{eff} \;\to\; r_\infty = \frac{m_1^2}{m_\text{off}}\,}$$
+#
+# With a constant diagonal ($m_2 = m_1^2$, as on a sphere) the ratio of the two expectations is
+# $n^2m_1^2/(n m_1^2 + n(n-1)m_\text{off}) = n r_\infty/(n - 1 + r_\infty)$. That is a ratio of expectations, not
+# the expectation of the ratio, so a finite sample follows it only up to a few percent.
 #
 # This holds for **every** kernel with finite second moments, not for the NTK in particular. $r_\infty$ is also the
 # participation ratio of the kernel *operator*: $m_1 = \sum_i\mu_i$ and $m_\text{off} = \sum_i\mu_i^2$ for its
 # Mercer eigenvalues $\mu_i$ (counted with multiplicity).
 #
-# We take inputs uniform on the sphere $S^9$ ($d = 10$, radius $\sqrt{10}$), bias-free networks, and compute
-# $r_\infty$ by quadrature over the angle between two inputs (`nh.effective_rank_limit`). The offset inputs
-# (every coordinate $+3$) are not on a sphere; for them we only measure. The ReLU networks have $\sigma_w^2 = 2$,
-# the erf network $\sigma_w = 1$; `nh.mlp` uses the same $\sigma_w$ for every layer, the readout included, and
-# $r_\infty$ depends on that convention. The shape of a bias-free ReLU kernel does not depend on $\sigma_w$
-# (it only scales it); erf's does. The NNGP is the kernel of the network's outputs at initialization (lesson 02).
+# The set-up of the experiments:
+#
+# - inputs uniform on the sphere $S^9$ ($d = 10$, radius $\sqrt{10}$), bias-free networks; $r_\infty$ by quadrature
+#   over the angle between two inputs (`nh.effective_rank_limit`);
+# - the offset inputs (every coordinate $+3$) are not on a sphere: for them we only measure;
+# - ReLU networks with $\sigma_w^2 = 2$, the erf network with $\sigma_w = 1$. `nh.mlp` uses the same $\sigma_w$ for
+#   every layer, the readout included, and $r_\infty$ depends on that convention. The shape of a bias-free ReLU
+#   kernel does not depend on $\sigma_w$ (it only scales it); erf's does.
 
 # %%
 sweeps = {name: course.rank_sweep(name) for name in course.CASES}
@@ -123,11 +136,14 @@ for color, (name, sweep) in zip(PALETTE, sweeps.items()):
     ax.semilogx(sizes, sweep.raw, "o", color=color, label=course.case_label(name))
     if sweep.limit is not None:
         ax.semilogx(sizes, sweep.predicted(), "-", color=color, lw=1)
+        ax.axhline(sweep.limit, color=color, ls="--", lw=0.8)
 ax.plot([], [], "k-", lw=1, label=nh._("the law n r∞/(n − 1 + r∞)"))
+ax.plot([], [], "k--", lw=0.8, label=nh._("its limit r∞ (dashed)"))
 nh.plotting.width_ticks(ax, sizes)
 ax.set_xlabel(nh._("number of inputs n"))
 ax.set_ylabel(nh._("effective rank"))
-ax.set_title(nh._("r_eff levels off at a constant r∞; it is near 1 for the deep NNGP and the offset inputs"))
+ax.set_title(nh._("r_eff climbs towards a constant r∞ (dashed); it is near 1 for the deep NNGP "
+                  "and the offset inputs"))
 ax.legend(fontsize=9, loc="center left", bbox_to_anchor=(1.0, 0.5))
 plt.show()
 for name, sweep in sweeps.items():
@@ -251,6 +267,14 @@ offset = course.constant_mode(nh.mlp(1).kernel(nh.sphere(200, 10, seed=7) + 3.0)
 print(nh._("offset inputs: top eigenvalue {top:.0f}, next {next:.0f}; |cos| between the top eigenvector "
            "and the constant vector {alignment:.3f}; r_eff {raw:.2f}, centered {centered:.1f}").format(
     top=offset.top, next=offset.second, alignment=offset.alignment, raw=offset.raw, centered=offset.centered))
+plain_gram = nh.mlp(1).kernel(nh.sphere(200, 10, seed=7)).ntk
+plain_mode = course.constant_mode(plain_gram)
+print(nh._("the same 200 inputs unshifted: r_eff {raw:.1f}, centered {centered:.1f}").format(
+    raw=plain_mode.raw, centered=plain_mode.centered))
+shift = 10 * float(plain_gram.diagonal().mean())      # a constant 10 times the mean diagonal entry
+lifted = course.constant_mode(plain_gram + shift)
+print(nh._("unshifted kernel plus the constant matrix c·11ᵀ (c = 10 × its mean diagonal): "
+           "r_eff {raw:.2f}, centered {centered:.1f}").format(raw=lifted.raw, centered=lifted.centered))
 deep = sweeps["ReLU NTK, 50 layers"]
 print(nh._("50-layer ReLU NTK, n = 800: r_eff {raw:.1f}, centered {centered:.0f}").format(
     raw=deep.raw[-1], centered=deep.centered[-1]))
@@ -261,16 +285,21 @@ nh.check_between("offset inputs: |cos| of the top eigenvector with the constant 
                  offset.alignment, 0.99, 1)
 nh.check_close("offset inputs: r_eff, then centered (1.36, 15.5)", [offset.raw, offset.centered],
                [1.36, 15.5], atol=0.05)
-plain = nh.effective_rank(nh.mlp(1).kernel(nh.sphere(200, 10, seed=7)).ntk)
-nh.check_close("the same 200 inputs unshifted: r_eff (15.5)", plain, 15.5, atol=0.05)
+nh.check_close("the same 200 inputs unshifted: r_eff, then centered (15.5, 22.8)",
+               [plain_mode.raw, plain_mode.centered], [15.5, 22.8], atol=0.05)
+nh.check_close("unshifted kernel + c·11ᵀ: r_eff (1.17)", lifted.raw, 1.17, atol=0.01)
+nh.check_close("unshifted kernel + c·11ᵀ: centered r_eff / that of the kernel alone (exactly 1)",
+               lifted.centered / plain_mode.centered, 1.0, rtol=1e-9)
 nh.check_between("50-layer ReLU NTK, n = 800: centered r_eff / n", deep.centered[-1] / 800, 0.95, 0.97)
 nh.check_close("50-layer ReLU NTK, n = 800: r_eff (11.9)", deep.raw[-1], 11.9, atol=0.05)
 
 # %% [markdown]
 # One eigenvalue, along the constant vector, is 50 times the next. Centering removes it and the effective rank
-# jumps from 1.36 to 15.5, close to the 15.5 of the same kernel on the unshifted inputs. The unshifted kernel has a
-# constant mode too, only a smaller one (19 % of the trace in the first picture): that is why its centered value
-# is higher than the raw one.
+# jumps from 1.36 to 15.5. The unshifted kernel has a constant mode too, only a smaller one (19 % of the trace in
+# the first picture): centered, it reaches 22.8, not 15.5. So shifting the inputs is **not** adding a constant to
+# the kernel: it changes the angles between the inputs, and with them the kernel's shape. A pure constant shows
+# the clean case: $K + c\,\mathbf 1\mathbf 1^\top$ with $c$ ten times the mean diagonal entry has
+# $r_\text{eff} = 1.17$, and centering returns exactly the 22.8 of $K$ alone, because $H\mathbf 1 = 0$.
 #
 # The 50-layer NTK is close to its depth limit $\tfrac34 I + \tfrac14\mathbf 1\mathbf 1^\top$ (normalized): a
 # constant part plus a part proportional to the identity. Centering keeps only the identity part,
@@ -446,6 +475,9 @@ print(nh._("Var(y) = {variance:.3f}; n = 1600: random-label test MSE {random:.3f
            "√(r∞/n) = {bound:.3f}; a bound 10 √(r∞/n) is false beyond n = {n:.0f}").format(
     variance=label_variance, random=rows["random labels"][-1].mse, se=rows["random labels"][-1].se,
     bound=math.sqrt(r_inf / 1600), n=100 * r_inf / label_variance ** 2))
+spreads = [r.spread for r in rows["random labels"]]
+print(nh._("random labels: spread of the interpolant E(f − E y)² from {low:.2f} to {high:.2f}").format(
+    low=min(spreads), high=max(spreads)))
 
 # %% tags=["check"]
 random_mse = np.array([r.mse for r in rows["random labels"]])
@@ -526,8 +558,8 @@ nh.check_between("residual MLP NTK on 300 digits: |cos| of the top eigenvector w
 #
 # The explorer draws $r_\text{eff}$ against $n$ (solid), after centering (dashed), the law
 # $n r_\infty/(n-1+r_\infty)$ (dotted) and the ceiling $r_\text{eff} = n$ (grey), for an MLP with $\sigma_w = 1.4$ and
-# the depth, activation and bias you choose; its title says what the curve does. The line below gives $r_\infty$ and
-# the values at $n = 400$. (Only activations with closed-form kernels: tanh's quadrature would take seconds per
+# the depth, activation and bias you choose; its title says what the curve does, and its last line gives
+# $r_\infty$ and the values at $n = 400$. (Only activations with closed-form kernels: tanh's quadrature would take seconds per
 # move.)
 
 # %% tags=["nbval-ignore-output"]
@@ -557,7 +589,8 @@ nh.widgets.live_figure(course.draw_rank, depth=nh.widgets.depth_slider(1, max=50
 # It drops by about a third, far less than the raw value. Raw: from 16.0 to 1.94 ($r_\infty$ from 16.7 to 1.95).
 # Centered: from 24.0 to 16.5 at $n = 400$. The bias adds $\sigma_b^2$ to the pre-activation covariance of every
 # layer. That gives the kernel a large, nearly constant part (the title: $|\cos| = 1.00$ with the constant vector),
-# but it also changes the kernel's shape: a pure constant shift $K + c\,\mathbf 1\mathbf 1^\top$ would leave the
+# but it also changes the kernel's shape (in the first layer a bias acts like an extra input coordinate, the same
+# for every input, which changes the angles between the inputs): a pure constant shift $K + c\,\mathbf 1\mathbf 1^\top$ would leave the
 # centered value at 24.0.
 #
 # </details>
@@ -630,7 +663,7 @@ nh.check_close("erf, σ_w = 1.4, σ_b = 1: q*, χ₁ (2.19, 0.80)", [ordered_erf
 # | [Layer norm](05a_normalization.ipynb#4.4.1-Layer-norm:-a-kernel-map) | divides the pre-activation kernel by its diagonal | Θ depends on x only through x/‖x‖ | a layer before it is not homogeneous (bias, erf, …) |
 # | [Parameterization](05b_parameterization.ipynb#Measured:-lazy-training-vs-feature-learning-over-many-steps) | how weights and learning rates scale with m | kernel frozen as m → ∞, e.g. NTK parameterization | μP, or finite m: the kernel moves |
 # | [ReLU spectrum](06_activations.ipynb#4.5.2-Eigen-decay-on-the-circle) | the kink of φ sets a slow Mercer decay | μ_k ~ k^(−d) on S^(d−1): all k (2+ layers or bias) | one bias-free layer: μ_k = 0 for odd k ≥ 3 |
-# | [erf spectrum](06_activations.ipynb#4.5.2-Eigen-decay-on-the-circle) | smooth odd φ: fast Mercer decay | bias-free: odd k only, near-geometric on the circle | on S^(d−1), d > 2: exponential up to polynomial factors |
+# | [erf spectrum](06_activations.ipynb#4.5.2-Eigen-decay-on-the-circle) | smooth odd φ: fast Mercer decay | bias-free: odd k only; near-geometric on the circle, exponential up to polynomial factors on S^(d−1), d > 2 | with a bias: the even k appear too |
 # | [Training dynamics](07_training_dynamics.ipynb#2.-Lazy-training,-measured) | gradient descent on the linearized network | m → ∞, stable learning rate: kernel regression with Θ | not squared loss; not trained to convergence; f₀ ≠ 0 (notes) |
 # | [Effective rank](#r-infinity-law) (a diagnostic) | participation ratio of the spectrum | r_eff → r∞, label-blind; ≈ 1: one eigenvalue dominates | m_off = 0 (r_eff → n); ≈ 1 without a constant mode |
 #
@@ -666,6 +699,10 @@ nh.check_between("erf spectrum row: bias-free, μ_(k+2)/μ_k at odd k = 21 … 2
 nh.check_close("erf spectrum row: μ_(k+2)/μ_k at k = 25 (0.14)", erf_ratio[2], 0.14, atol=0.002)
 nh.check_close("erf spectrum row: bias-free, even μ_k / μ_1 (0: odd k only)",
                spectra["erf"][2:40:2] / spectra["erf"][1], np.zeros(19), atol=1e-12)
+biased_net = nh.mlp(1, "erf", sigma_w=1.0, sigma_b=0.5)
+biased_erf = (torch.fft.rfft(biased_net.kernel(on_circle[:1], on_circle).ntk[0]).real / 2048).numpy()
+nh.check_between("erf spectrum row: with σ_b = 0.5, smallest even μ_k / μ_1 at k = 0 … 10 (> 0)",
+                 float((biased_erf[0:11:2] / biased_erf[1]).min()), 1e-9, 10)
 two_relu = (torch.fft.rfft(nh.mlp(2).kernel(on_circle[:1], on_circle).ntk[0]).real / 2048).numpy()
 nh.check_close("ReLU spectrum row: one bias-free layer, odd μ_k / μ_1 at k = 3 … 39 (0)",
                spectra["relu"][3:40:2] / spectra["relu"][1], np.zeros(19), atol=1e-9)
@@ -686,14 +723,16 @@ nh.check_between("ReLU spectrum row: two bias-free layers, smallest odd μ_k / �
 #
 # </details>
 #
-# 2. Someone claims: "when the kernel's off-diagonal entries are tiny, $r_\infty \approx n$". What is wrong?
+# 2. Normalize the one-hidden-layer ReLU NTK on $S^9$ so that $k(x,x) = 1$. Then $r_\infty = 16.7$, and the mean
+#    off-diagonal entry is $\mathbb E\,k(x,x') = 0.18$. Predict $r_\infty$ of the kernel $k + 1$ (1 added to every
+#    entry) without computing any matrix.
 #
 # <details><summary>Answer</summary>
 #
-# $r_\infty$ is a limit as $n \to \infty$, so it does not depend on $n$. Tiny off-diagonal entries make $r_\infty =
-# m_1^2/m_\text{off}$ huge (unbounded as they vanish); what approaches $n$ is the finite-$n$ value
-# $r_\text{eff}(n) \le n$. And "tiny" must be in mean square: entries that cancel on average (bias-free erf, depth 1)
-# still give a modest $r_\infty$ (24.7).
+# $m_1 = 1 + 1 = 2$ and $m_\text{off} = \mathbb E\,(k(x,x') + 1)^2 = 1/16.7 + 2 \cdot 0.18 + 1 = 1.42$, so
+# $r_\infty = 4/1.42 = 2.8$. Only the mean *square* of the new off-diagonal entries counts; the added constant
+# dominates it, and the mean of the old entries enters through the cross term. Centering removes the constant
+# again, $H(K + \mathbf 1\mathbf 1^\top)H = HKH$, and gives back the centered value of $K$.
 #
 # </details>
 #
@@ -726,8 +765,9 @@ nh.check_between("ReLU spectrum row: two bias-free layers, smallest odd μ_k / �
 #
 # (a) Singular: tanh is odd, so without a bias the network and its gradients are odd and the two rows are
 # negatives of each other. (b) Singular: the network is positively homogeneous, $f(3x) = 3f(x)$, so the row of
-# $3x$ is three times that of $x$. (c) Not singular: the bias breaks the homogeneity. For the 6 points of this
-# lesson and their triples, $\lambda_\min/\lambda_\max = 0.0027$: small, but far above rounding.
+# $3x$ is three times that of $x$. (c) Not singular here (numerically): for the 6 points of this lesson and their
+# triples, $\lambda_\min/\lambda_\max = 0.0027$, small but far above rounding. The bias breaks the homogeneity
+# argument of (b); that alone proves nothing for other points.
 #
 # </details>
 
@@ -736,6 +776,19 @@ a, b, size = 0.75, 0.25, 400
 K_question = a * torch.eye(size, dtype=torch.float64) + b
 nh.check_close("question 1: r_eff of ¾I + ¼11ᵀ, n = 400, against the formula", nh.effective_rank(K_question),
                size ** 2 * (a + b) ** 2 / ((a + size * b) ** 2 + (size - 1) * a ** 2), rtol=1e-12)
+relu_arch = nh.mlp(1)
+nodes, weights = course.angle_distribution(10)
+profile = course.dot_product_profile(relu_arch, nodes, 10)
+profile = profile / course.dot_product_profile(relu_arch, torch.ones(1), 10)
+mean_entry, r_relu = float(weights @ profile), nh.effective_rank_limit(relu_arch, 10)
+predicted_r = 4 / (1 / r_relu + 2 * mean_entry + 1)
+nh.check_close("question 2: mean normalized off-diagonal entry of the ReLU NTK on S⁹ (0.18)", mean_entry,
+               0.18, atol=0.005)
+nh.check_close("question 2: predicted r∞ of k + 1 (2.8)", predicted_r, 2.8, atol=0.01)
+lifted_gram = relu_arch.kernel(nh.sphere(800, 10, seed=800)).ntk
+lifted_gram = lifted_gram / lifted_gram.diagonal().mean() + 1
+nh.check_close("question 2: measured r_eff of k + 1 at n = 800 / the law with the predicted r∞",
+               nh.effective_rank(lifted_gram) / nh.effective_rank_finite(predicted_r, 800), 1.0, rtol=0.02)
 x_six = nh.sphere(6, 3, seed=1)
 tanh_pairs = nh.mlp(1, "tanh", sigma_w=1.0).kernel(torch.cat([x_six, -x_six])).ntk
 nh.check_that("question 5 (a): bias-free tanh on ±x: |λ_min/λ_max| below 1e-14 (rounding)",
@@ -811,7 +864,8 @@ nh.check_close("question 5 (c): ReLU with σ_b = 0.5 on x, 3x: λ_min/λ_max (0.
 #
 # **What is true:** a small $r_\text{eff}$ is not a small rank. With a bias and a non-polynomial Lipschitz activation
 # the limiting NTK is positive definite on the sphere (Jacot et al. 2018, Prop. 2); for one bias-free hidden ReLU
-# layer the Gram matrix is positive definite when no two inputs are parallel (Du et al. 2019), which holds with
+# layer the Gram matrix is positive definite when no two inputs are parallel or antiparallel (Du et al. 2019),
+# which holds with
 # probability 1 for inputs drawn from a continuous distribution in $d \ge 2$. Then ridgeless regression uses all
 # $n$ directions. Without a bias, distinct inputs can give a singular Gram matrix: bias-free erf or tanh on $\{x, -x\}$;
 # bias-free ReLU on $\{x, 2x\}$ (off the sphere); one bias-free hidden ReLU layer on 6 antipodal pairs of $S^2$ (3

@@ -229,7 +229,12 @@ def test_the_explorer_draws_its_title_and_prints_one_line():
     with redirect_stdout(out):
         course.draw_rank(1, "relu", 0.0)
     fig = plt.gcf()
-    assert fig.axes[0].get_title() == course.describe(1, "relu", 0.0)
+    title = fig.axes[0].get_title()
+    assert title == course.describe(1, "relu", 0.0) + "\n" + out.getvalue().strip(), title
+    # the numbers in the title's last line, against an independent computation at n = 400
+    K = nh.mlp(1, sigma_w=course.EXPLORER_SIGMA_W).kernel(nh.sphere(400, 10, seed=400)).ntk
+    expected = f"r_eff = {nh.effective_rank(K):.2f}, centered {nh.effective_rank(K, centered=True):.1f}"
+    assert expected in title.splitlines()[-1], f"expected {expected!r} in {title!r}"
     assert "r∞ = 16.71" in out.getvalue() and out.getvalue().count("\n") == 1, out.getvalue()
     plt.close(fig)
 

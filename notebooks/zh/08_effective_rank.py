@@ -13,7 +13,7 @@
 # - 为什么形如 $O(\sqrt{r_\infty/n})$ 的上界不可能约束泛化误差；
 # - 用一张表概括全章：结构 → 机制 → 意味着什么 → 何时失效。
 #
-# **预备知识：** 第 01–02 课（NTK 及其递归）、第 07 课（用 NTK 做核回归）；一些线性代数（特征值、迹、Frobenius 范数）。
+# **预备知识：** 第 01–02 课（NTK、NNGP（即网络在初始化时输出的核）及它们的递归）、第 07 课（用 NTK 做核回归）；一些线性代数（特征值、迹、Frobenius 范数）。
 
 # %%
 # On Colab (or any Jupyter without this course's package) this installs it (once); here it does nothing.
@@ -47,10 +47,11 @@ plt.show()
 
 # %% [markdown]
 # 两幅图是同一个核（单隐藏层 ReLU 网络的 NTK）在同样 200 个随机方向上的谱。右图把每个输入的每个坐标都加了 3：
-# 所有输入现在都有一个很大的公共部分，核也就有一个很大的常数部分，一个特征值几乎占去了全部的迹。但核能拟合的函数并没有
+# 所有输入现在都有一个很大的公共部分，核也就有一个很大的常数部分，一个特征值占去了迹的 86 %。但核能拟合的函数并没有
 # 变成一维的；本课会把这一点讲清楚。左图呈阶梯状：先是一个特征值（占迹的 19 %，沿常数向量），然后约十个各占 3–7 %，
 # 再降到 1 %。在球面上，特征函数是球谐函数：第一级是 0 次（一个函数，即常数），接下来的十个是 1 次（$d = 10$ 个线性函数），
-# 只抽取 200 个输入使它们显得参差不齐。
+# 只抽取 200 个输入使它们显得参差不齐：10 维空间中 200 个随机点的样本协方差，其特征值大致分布在
+# $(1 \pm \sqrt{10/200})^2$ 的范围内，即均值的 0.6 到 1.5 倍。
 
 # %% tags=["check"]
 idea_spectrum = nh.eigenvalues(nh.mlp(1).kernel(nh.sphere(200, 10, seed=7)).ntk).numpy()
@@ -59,6 +60,9 @@ nh.check_close("left panel: the top eigenvalue's share of the trace (19 %)", ide
 nh.check_between("left panel: shares of eigenvalues 2 … 11, smallest", idea_share[1:11].min(), 0.03, 0.07)
 nh.check_between("left panel: shares of eigenvalues 2 … 11, largest", idea_share[1:11].max(), 0.03, 0.075)
 nh.check_between("left panel: share of eigenvalue 12 (the drop)", idea_share[11], 0.005, 0.015)
+offset_spectrum = nh.eigenvalues(nh.mlp(1).kernel(nh.sphere(200, 10, seed=7) + 3.0).ntk).numpy()
+nh.check_close("right panel: the top eigenvalue's share of the trace (86 %)",
+               offset_spectrum[0] / offset_spectrum.sum(), 0.855, atol=0.005)
 
 # %% [markdown]
 # ## 有效秩（综述 §4.1）
@@ -80,7 +84,7 @@ print(nh._("identity: {identity:.1f}, all-ones: {ones:.1f}, ¾I + ¼11ᵀ (full 
 # %% tags=["check"]
 nh.check_close("r_eff of the 40 × 40 identity (40)", nh.effective_rank(eye), 40.0, rtol=1e-12)
 nh.check_close("r_eff of the all-ones matrix (1)", nh.effective_rank(ones), 1.0, rtol=1e-12)
-# ¾I + ¼11ᵀ: eigenvalues 10.75 (once) and 0.75 (39 times): 40² / (10.75² + 39 · 0.75²)
+# ¾I + ¼11ᵀ: against its value from the eigenvalues (check-your-understanding question 1)
 nh.check_close("r_eff of ¾I + ¼11ᵀ, n = 40 (11.64)", nh.effective_rank(0.75 * eye + 0.25 * ones),
                1600 / (10.75 ** 2 + 39 * 0.75 ** 2), rtol=1e-12)
 
@@ -88,25 +92,30 @@ nh.check_close("r_eff of ¾I + ¼11ᵀ, n = 40 (11.64)", nh.effective_rank(0.75 
 # ## $r_\infty$ 定律（综述 §4.2）
 # <a id="r-infinity-law"></a>
 #
-# 从某个分布中独立地抽取 $n$ 个输入，令 $K_{ij} = k(x_i, x_j)$。对独立的 $x, x'$，记 $m_1 = \mathbb E\,k(x,x)$、
-# $m_2 = \mathbb E\,k(x,x)^2$、$m_\text{off} = \mathbb E\,k(x,x')^2$。于是
-# $\mathbb E\operatorname{tr}K = n m_1$，$\mathbb E\lVert K\rVert_F^2 = n m_2 + n(n-1)\,m_\text{off}$。对角元为常数时
-# （$m_2 = m_1^2$，例如在球面上），这两个期望之比为
-# $n^2m_1^2/(n m_1^2 + n(n-1)m_\text{off}) = n r_\infty/(n - 1 + r_\infty)$；它是期望之比，而不是比值的期望，所以有限样本
-# 只在几个百分点以内服从它。由大数定律，$\operatorname{tr}K/n \to m_1$，$\lVert K\rVert_F^2/n^2 \to m_\text{off}$，
-# 所以只要 $m_\text{off} > 0$，就有
+# 从某个分布中独立地抽取 $n$ 个输入，令 $K_{ij} = k(x_i, x_j)$。对从该分布独立抽取的输入 $x, x'$，记
 #
-# $$r_\text{eff} \;\to\; r_\infty = \frac{m_1^2}{m_\text{off}}, \qquad
-# r_\text{eff}(n) \approx \frac{n\, r_\infty}{n - 1 + r_\infty}\ \ (\text{对角元为常数，} m_2 = m_1^2).$$
+# - $m_1 = \mathbb E\,k(x,x)$，即对角元的均值，以及 $m_2 = \mathbb E\,k(x,x)^2$；
+# - $m_\text{off} = \mathbb E\,k(x,x')^2$，即非对角元素的均**方**。
+#
+# 于是 $\mathbb E\operatorname{tr}K = n m_1$，$\mathbb E\lVert K\rVert_F^2 = n m_2 + n(n-1)\,m_\text{off}$。由大数定律，
+# $\operatorname{tr}K/n \to m_1$，$\lVert K\rVert_F^2/n^2 \to m_\text{off}$。所以只要 $m_\text{off} > 0$：
+#
+# $$\boxed{\,r_\text{eff} \;\to\; r_\infty = \frac{m_1^2}{m_\text{off}}\,}$$
+#
+# 对角元为常数时（$m_2 = m_1^2$，例如在球面上），这两个期望之比为
+# $n^2m_1^2/(n m_1^2 + n(n-1)m_\text{off}) = n r_\infty/(n - 1 + r_\infty)$。它是期望之比，而不是比值的期望，所以有限样本
+# 只在几个百分点以内服从它。
 #
 # 这对**每一个**二阶矩有限的核都成立，并非 NTK 特有。$r_\infty$ 也是核*算子*的
 # 参与比：对它的 Mercer 特征值 $\mu_i$（按重数计），$m_1 = \sum_i\mu_i$，$m_\text{off} = \sum_i\mu_i^2$。
 #
-# 我们取球面 $S^9$（$d = 10$，半径 $\sqrt{10}$）上的均匀输入和无偏置网络，并对两个输入之间的夹角做数值积分来计算
-# $r_\infty$（`nh.effective_rank_limit`）。平移后的输入（每个坐标 $+3$）不在球面上，对它们我们只做测量。ReLU 网络取
-# $\sigma_w^2 = 2$，erf 网络取 $\sigma_w = 1$；`nh.mlp` 对每一层（包括读出层）都用同一个 $\sigma_w$，而 $r_\infty$ 依赖于这一约定。
-# 无偏置 ReLU 核的形状与 $\sigma_w$ 无关（$\sigma_w$ 只缩放它）；erf 核的形状则与之有关。NNGP 是网络在初始化时输出的核
-# （第 02 课）。
+# 实验的设置：
+#
+# - 球面 $S^9$（$d = 10$，半径 $\sqrt{10}$）上的均匀输入，无偏置网络；$r_\infty$ 通过对两个输入之间的夹角做数值积分得到
+#   （`nh.effective_rank_limit`）；
+# - 平移后的输入（每个坐标 $+3$）不在球面上：对它们我们只做测量；
+# - ReLU 网络取 $\sigma_w^2 = 2$，erf 网络取 $\sigma_w = 1$。`nh.mlp` 对每一层（包括读出层）都用同一个 $\sigma_w$，而
+#   $r_\infty$ 依赖于这一约定。无偏置 ReLU 核的形状与 $\sigma_w$ 无关（$\sigma_w$ 只缩放它）；erf 核的形状则与之有关。
 
 # %%
 sweeps = {name: course.rank_sweep(name) for name in course.CASES}
@@ -116,11 +125,14 @@ for color, (name, sweep) in zip(PALETTE, sweeps.items()):
     ax.semilogx(sizes, sweep.raw, "o", color=color, label=course.case_label(name))
     if sweep.limit is not None:
         ax.semilogx(sizes, sweep.predicted(), "-", color=color, lw=1)
+        ax.axhline(sweep.limit, color=color, ls="--", lw=0.8)
 ax.plot([], [], "k-", lw=1, label=nh._("the law n r∞/(n − 1 + r∞)"))
+ax.plot([], [], "k--", lw=0.8, label=nh._("its limit r∞ (dashed)"))
 nh.plotting.width_ticks(ax, sizes)
 ax.set_xlabel(nh._("number of inputs n"))
 ax.set_ylabel(nh._("effective rank"))
-ax.set_title(nh._("r_eff levels off at a constant r∞; it is near 1 for the deep NNGP and the offset inputs"))
+ax.set_title(nh._("r_eff climbs towards a constant r∞ (dashed); it is near 1 for the deep NNGP "
+                  "and the offset inputs"))
 ax.legend(fontsize=9, loc="center left", bbox_to_anchor=(1.0, 0.5))
 plt.show()
 for name, sweep in sweeps.items():
@@ -238,6 +250,14 @@ offset = course.constant_mode(nh.mlp(1).kernel(nh.sphere(200, 10, seed=7) + 3.0)
 print(nh._("offset inputs: top eigenvalue {top:.0f}, next {next:.0f}; |cos| between the top eigenvector "
            "and the constant vector {alignment:.3f}; r_eff {raw:.2f}, centered {centered:.1f}").format(
     top=offset.top, next=offset.second, alignment=offset.alignment, raw=offset.raw, centered=offset.centered))
+plain_gram = nh.mlp(1).kernel(nh.sphere(200, 10, seed=7)).ntk
+plain_mode = course.constant_mode(plain_gram)
+print(nh._("the same 200 inputs unshifted: r_eff {raw:.1f}, centered {centered:.1f}").format(
+    raw=plain_mode.raw, centered=plain_mode.centered))
+shift = 10 * float(plain_gram.diagonal().mean())      # a constant 10 times the mean diagonal entry
+lifted = course.constant_mode(plain_gram + shift)
+print(nh._("unshifted kernel plus the constant matrix c·11ᵀ (c = 10 × its mean diagonal): "
+           "r_eff {raw:.2f}, centered {centered:.1f}").format(raw=lifted.raw, centered=lifted.centered))
 deep = sweeps["ReLU NTK, 50 layers"]
 print(nh._("50-layer ReLU NTK, n = 800: r_eff {raw:.1f}, centered {centered:.0f}").format(
     raw=deep.raw[-1], centered=deep.centered[-1]))
@@ -248,14 +268,19 @@ nh.check_between("offset inputs: |cos| of the top eigenvector with the constant 
                  offset.alignment, 0.99, 1)
 nh.check_close("offset inputs: r_eff, then centered (1.36, 15.5)", [offset.raw, offset.centered],
                [1.36, 15.5], atol=0.05)
-plain = nh.effective_rank(nh.mlp(1).kernel(nh.sphere(200, 10, seed=7)).ntk)
-nh.check_close("the same 200 inputs unshifted: r_eff (15.5)", plain, 15.5, atol=0.05)
+nh.check_close("the same 200 inputs unshifted: r_eff, then centered (15.5, 22.8)",
+               [plain_mode.raw, plain_mode.centered], [15.5, 22.8], atol=0.05)
+nh.check_close("unshifted kernel + c·11ᵀ: r_eff (1.17)", lifted.raw, 1.17, atol=0.01)
+nh.check_close("unshifted kernel + c·11ᵀ: centered r_eff / that of the kernel alone (exactly 1)",
+               lifted.centered / plain_mode.centered, 1.0, rtol=1e-9)
 nh.check_between("50-layer ReLU NTK, n = 800: centered r_eff / n", deep.centered[-1] / 800, 0.95, 0.97)
 nh.check_close("50-layer ReLU NTK, n = 800: r_eff (11.9)", deep.raw[-1], 11.9, atol=0.05)
 
 # %% [markdown]
-# 一个沿常数向量的特征值是下一个的 50 倍。中心化去掉它之后，有效秩从 1.36 跳到 15.5，与同一个核在未平移输入上的 15.5
-# 相当。未平移的核也有一个常数模态，只是小一些（在第一幅图中占迹的 19 %）：这就是它中心化后的值比原始值更高的原因。
+# 一个沿常数向量的特征值是下一个的 50 倍。中心化去掉它之后，有效秩从 1.36 跳到 15.5。未平移的核也有一个常数模态，只是小一些（在第一幅图中占迹的
+# 19 %）：中心化后它达到 22.8，而不是 15.5。所以平移输入**不是**给核加上一个常数：它改变了输入之间的夹角，从而改变了
+# 核的形状。纯粹的常数才给出干净的情形：$K + c\,\mathbf 1\mathbf 1^\top$（$c$ 取对角元均值的十倍）的
+# $r_\text{eff} = 1.17$，而中心化恰好还原出 $K$ 本身的 22.8，因为 $H\mathbf 1 = 0$。
 #
 # 50 层的 NTK 接近它的深度极限 $\tfrac34 I + \tfrac14\mathbf 1\mathbf 1^\top$（归一化后）：一个常数部分加上一个与单位矩阵
 # 成正比的部分。中心化只留下与单位矩阵成正比的部分，$H(\tfrac34 I + \tfrac14\mathbf 1\mathbf 1^\top)H = \tfrac34 H$，而 $H$
@@ -411,6 +436,9 @@ print(nh._("Var(y) = {variance:.3f}; n = 1600: random-label test MSE {random:.3f
            "√(r∞/n) = {bound:.3f}; a bound 10 √(r∞/n) is false beyond n = {n:.0f}").format(
     variance=label_variance, random=rows["random labels"][-1].mse, se=rows["random labels"][-1].se,
     bound=math.sqrt(r_inf / 1600), n=100 * r_inf / label_variance ** 2))
+spreads = [r.spread for r in rows["random labels"]]
+print(nh._("random labels: spread of the interpolant E(f − E y)² from {low:.2f} to {high:.2f}").format(
+    low=min(spreads), high=max(spreads)))
 
 # %% tags=["check"]
 random_mse = np.array([r.mse for r in rows["random labels"]])
@@ -486,7 +514,7 @@ nh.check_between("residual MLP NTK on 300 digits: |cos| of the top eigenvector w
 #
 # 交互探索画出 $r_\text{eff}$ 随 $n$ 的变化（实线）、中心化之后的值（虚线）、定律
 # $n r_\infty/(n-1+r_\infty)$（点线）以及上限 $r_\text{eff} = n$（灰线），网络是 $\sigma_w = 1.4$ 的 MLP，深度、激活函数和偏置
-# 由你选择；图的标题说明曲线在做什么。图下的一行给出 $r_\infty$ 以及 $n = 400$ 时的值。（只提供有闭式核的激活函数：tanh 的
+# 由你选择；图的标题说明曲线在做什么，标题的最后一行给出 $r_\infty$ 以及 $n = 400$ 时的值。（只提供有闭式核的激活函数：tanh 的
 # 数值积分每动一次滑块就要花几秒钟。）
 
 # %% tags=["nbval-ignore-output"]
@@ -514,7 +542,7 @@ nh.widgets.live_figure(course.draw_rank, depth=nh.widgets.depth_slider(1, max=50
 #
 # 它下降了约三分之一，远少于原始值的降幅。原始值：从 16.0 降到 1.94（$r_\infty$ 从 16.7 降到 1.95）。中心化后：
 # $n = 400$ 时从 24.0 降到 16.5。偏置给每一层激活前的协方差都加上 $\sigma_b^2$。这给核带来一个很大的、近乎常数的部分
-# （标题：与常数向量的 $|\cos| = 1.00$），但也改变了核的形状：单纯的常数平移 $K + c\,\mathbf 1\mathbf 1^\top$ 会让中心化后的值
+# （标题：与常数向量的 $|\cos| = 1.00$），但也改变了核的形状（在第一层中，偏置相当于给每个输入添上一个相同的额外坐标，这会改变输入之间的夹角）：单纯的常数平移 $K + c\,\mathbf 1\mathbf 1^\top$ 会让中心化后的值
 # 保持在 24.0。
 #
 # </details>
@@ -584,7 +612,7 @@ nh.check_close("erf, σ_w = 1.4, σ_b = 1: q*, χ₁ (2.19, 0.80)", [ordered_erf
 # | [层归一化](05a_normalization.ipynb) | 用对角元归一化激活前的核 | Θ 只通过 x/‖x‖ 依赖 x | 之前某层不是齐次的（偏置、erf 等） |
 # | [参数化](05b_parameterization.ipynb) | 权重与学习率如何随 m 缩放 | m → ∞ 时核冻结，例如 NTK 参数化 | μP，或有限的 m：核会变化 |
 # | [ReLU 的谱](06_activations.ipynb) | φ 的折点带来缓慢的 Mercer 衰减 | S^(d−1) 上 μ_k ~ k^(−d)：所有 k（2 层以上或有偏置） | 单个无偏置层：奇数 k ≥ 3 时 μ_k = 0 |
-# | [erf 的谱](06_activations.ipynb) | 光滑的奇函数 φ：快速的 Mercer 衰减 | 无偏置：只有奇数 k，在圆周上近似几何衰减 | S^(d−1)，d > 2：指数衰减，相差多项式因子 |
+# | [erf 的谱](06_activations.ipynb) | 光滑的奇函数 φ：快速的 Mercer 衰减 | 无偏置：只有奇数 k；在圆周上近似几何衰减，在 S^(d−1)（d > 2）上为指数衰减，相差多项式因子 | 有偏置时：偶数 k 也出现 |
 # | [训练动力学](07_training_dynamics.ipynb) | 对线性化网络做梯度下降 | m → ∞、学习率稳定：用 Θ 做核回归 | 不是平方损失；没训练到收敛；f₀ ≠ 0（见注） |
 # | [有效秩](#r-infinity-law)（一种诊断量） | 谱的参与比 | r_eff → r∞，看不见标签；≈ 1：一个特征值占主导 | m_off = 0（r_eff → n）；≈ 1 而没有常数模态 |
 #
@@ -617,6 +645,10 @@ nh.check_between("erf spectrum row: bias-free, μ_(k+2)/μ_k at odd k = 21 … 2
 nh.check_close("erf spectrum row: μ_(k+2)/μ_k at k = 25 (0.14)", erf_ratio[2], 0.14, atol=0.002)
 nh.check_close("erf spectrum row: bias-free, even μ_k / μ_1 (0: odd k only)",
                spectra["erf"][2:40:2] / spectra["erf"][1], np.zeros(19), atol=1e-12)
+biased_net = nh.mlp(1, "erf", sigma_w=1.0, sigma_b=0.5)
+biased_erf = (torch.fft.rfft(biased_net.kernel(on_circle[:1], on_circle).ntk[0]).real / 2048).numpy()
+nh.check_between("erf spectrum row: with σ_b = 0.5, smallest even μ_k / μ_1 at k = 0 … 10 (> 0)",
+                 float((biased_erf[0:11:2] / biased_erf[1]).min()), 1e-9, 10)
 two_relu = (torch.fft.rfft(nh.mlp(2).kernel(on_circle[:1], on_circle).ntk[0]).real / 2048).numpy()
 nh.check_close("ReLU spectrum row: one bias-free layer, odd μ_k / μ_1 at k = 3 … 39 (0)",
                spectra["relu"][3:40:2] / spectra["relu"][1], np.zeros(19), atol=1e-9)
@@ -637,14 +669,14 @@ nh.check_between("ReLU spectrum row: two bias-free layers, smallest odd μ_k / �
 #
 # </details>
 #
-# 2. 有人说：“核的非对角元素很小时，$r_\infty \approx n$。”错在哪里？
+# 2. 把 $S^9$ 上单隐藏层 ReLU 网络的 NTK 归一化，使 $k(x,x) = 1$。这时 $r_\infty = 16.7$，非对角元素的均值为
+#    $\mathbb E\,k(x,x') = 0.18$。不计算任何矩阵，预测核 $k + 1$（每个元素都加 1）的 $r_\infty$。
 #
 # <details><summary>答案</summary>
 #
-# $r_\infty$ 是 $n \to \infty$ 时的极限，所以与 $n$ 无关。很小的非对角元素使 $r_\infty =
-# m_1^2/m_\text{off}$ 很大（元素趋于零时无界）；接近 $n$ 的是有限 $n$ 的值
-# $r_\text{eff}(n) \le n$。而且“很小”必须是均方意义下的：平均起来相互抵消的元素（无偏置 erf，深度 1）
-# 仍然只给出不大的 $r_\infty$（24.7）。
+# $m_1 = 1 + 1 = 2$，$m_\text{off} = \mathbb E\,(k(x,x') + 1)^2 = 1/16.7 + 2 \cdot 0.18 + 1 = 1.42$，所以
+# $r_\infty = 4/1.42 = 2.8$。起作用的只是新的非对角元素的均*方*；加上的常数在其中占主导，旧元素的均值则通过交叉项进入。
+# 中心化又去掉了这个常数，$H(K + \mathbf 1\mathbf 1^\top)H = HKH$，还原出 $K$ 中心化后的值。
 #
 # </details>
 #
@@ -672,8 +704,8 @@ nh.check_between("ReLU spectrum row: two bias-free layers, smallest odd μ_k / �
 # <details><summary>答案</summary>
 #
 # (a) 奇异：tanh 是奇函数，所以没有偏置时网络及其梯度都是奇的，两行互为相反数。(b) 奇异：网络是正齐次的，
-# $f(3x) = 3f(x)$，所以 $3x$ 的那一行是 $x$ 那一行的三倍。(c) 不奇异：偏置打破了齐次性。对本课的 6 个点及其三倍，
-# $\lambda_\min/\lambda_\max = 0.0027$：虽小，但远高于舍入误差。
+# $f(3x) = 3f(x)$，所以 $3x$ 的那一行是 $x$ 那一行的三倍。(c) 在这里（数值上）不奇异：对本课的 6 个点及其三倍，
+# $\lambda_\min/\lambda_\max = 0.0027$，虽小，但远高于舍入误差。偏置使 (b) 中基于齐次性的论证失效；但仅凭这一点，对其他点什么也证明不了。
 #
 # </details>
 
@@ -682,6 +714,19 @@ a, b, size = 0.75, 0.25, 400
 K_question = a * torch.eye(size, dtype=torch.float64) + b
 nh.check_close("question 1: r_eff of ¾I + ¼11ᵀ, n = 400, against the formula", nh.effective_rank(K_question),
                size ** 2 * (a + b) ** 2 / ((a + size * b) ** 2 + (size - 1) * a ** 2), rtol=1e-12)
+relu_arch = nh.mlp(1)
+nodes, weights = course.angle_distribution(10)
+profile = course.dot_product_profile(relu_arch, nodes, 10)
+profile = profile / course.dot_product_profile(relu_arch, torch.ones(1), 10)
+mean_entry, r_relu = float(weights @ profile), nh.effective_rank_limit(relu_arch, 10)
+predicted_r = 4 / (1 / r_relu + 2 * mean_entry + 1)
+nh.check_close("question 2: mean normalized off-diagonal entry of the ReLU NTK on S⁹ (0.18)", mean_entry,
+               0.18, atol=0.005)
+nh.check_close("question 2: predicted r∞ of k + 1 (2.8)", predicted_r, 2.8, atol=0.01)
+lifted_gram = relu_arch.kernel(nh.sphere(800, 10, seed=800)).ntk
+lifted_gram = lifted_gram / lifted_gram.diagonal().mean() + 1
+nh.check_close("question 2: measured r_eff of k + 1 at n = 800 / the law with the predicted r∞",
+               nh.effective_rank(lifted_gram) / nh.effective_rank_finite(predicted_r, 800), 1.0, rtol=0.02)
 x_six = nh.sphere(6, 3, seed=1)
 tanh_pairs = nh.mlp(1, "tanh", sigma_w=1.0).kernel(torch.cat([x_six, -x_six])).ntk
 nh.check_that("question 5 (a): bias-free tanh on ±x: |λ_min/λ_max| below 1e-14 (rounding)",
@@ -749,7 +794,7 @@ nh.check_close("question 5 (c): ReLU with σ_b = 0.5 on x, 3x: λ_min/λ_max (0.
 # **综述原文：** NTK 的有效秩是约为 1–2 的常数，所以核回归发生在一个低秩子空间里。
 #
 # **正确的说法：** $r_\text{eff}$ 小并不等于秩小。有偏置且激活函数为非多项式的 Lipschitz 函数时，极限 NTK 在球面上正定
-# （Jacot et al. 2018，命题 2）；对单个无偏置 ReLU 隐藏层，只要任意两个输入都不平行，Gram 矩阵就正定（Du et al. 2019），
+# （Jacot et al. 2018，命题 2）；对单个无偏置 ReLU 隐藏层，只要任意两个输入既不平行也不反平行，Gram 矩阵就正定（Du et al. 2019），
 # 而在 $d \ge 2$ 中从连续分布抽取的输入以概率 1 满足这一点。此时无岭回归用到了全部 $n$ 个方向。没有偏置时，不同的输入可能给出奇异的 Gram 矩阵：无偏置 erf 或 tanh 在 $\{x, -x\}$ 上；
 # 无偏置 ReLU 在 $\{x, 2x\}$ 上（不在球面上）；单个无偏置 ReLU 隐藏层在 $S^2$ 的 6 对对径点上（3 个零特征值）。两个隐藏层
 # 在同样的点对上正定但病态（$\lambda_\min/\lambda_\max = 0.020$）。（见“不同输入的 Gram 矩阵一定满秩吗？”一节）

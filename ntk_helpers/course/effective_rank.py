@@ -312,7 +312,8 @@ def idea_figure(n: int = 200, shown: int = 30):
         ax.set_title(_("{name}: r_eff = {rank:.1f}").format(name=name, rank=effective_rank(K)))
         ax.set_xlabel(_("eigenvalue number i"))
     axes[0].set_ylabel(_("share of the trace λ_i / Σλ"))
-    fig.suptitle(_("r_eff counts how many eigenvalues share the trace: one big constant mode makes it ≈ 1"))
+    fig.suptitle(_("r_eff counts how many eigenvalues share the trace: one big constant mode pushes it down to "
+                   "{rank:.1f}").format(rank=effective_rank(panels[1][1])))
     return fig
 
 
@@ -371,6 +372,15 @@ def describe(depth: int, activation: str, sigma_b: float) -> str:
         raw=raw, share=raw / curves.limit, limit=curves.limit)
 
 
+def numbers_line(depth: int, activation: str, sigma_b: float) -> str:
+    """The explorer's numbers (last line of its title): r_inf and, at n = 400, r_eff raw and centered."""
+    curves = rank_curves(depth, activation, sigma_b)
+    return _("{activation}, depth {depth}, σ_b = {sigma_b:.2f}: r∞ = {limit:.4g}; at n = 400 r_eff = {raw:.2f}, "
+             "centered {centered:.1f}").format(activation=activation, depth=depth, sigma_b=sigma_b,
+                                               limit=curves.limit, raw=curves.raw[-1],
+                                               centered=curves.centered[-1])
+
+
 def draw_rank(depth: int, activation: str, sigma_b: float) -> None:
     """The explorer's figure: r_eff against n (raw and centred), the law n r_inf / (n - 1 + r_inf) and the ceiling
     r_eff = n, then one printed line."""
@@ -393,9 +403,7 @@ def draw_rank(depth: int, activation: str, sigma_b: float) -> None:
     ax.yaxis.set_minor_locator(mpl.ticker.NullLocator())
     ax.set_xlabel(_("number of inputs n"))
     ax.set_ylabel(_("effective rank"))
-    ax.set_title(describe(depth, activation, sigma_b), fontsize=10)
+    ax.set_title(describe(depth, activation, sigma_b) + "\n" + numbers_line(depth, activation, sigma_b),
+                 fontsize=10)
     ax.legend(fontsize=9, loc="center left", bbox_to_anchor=(1.0, 0.5))
-    print(_("{activation}, depth {depth}, σ_b = {sigma_b:.2f}: r∞ = {limit:.4g}; at n = 400 r_eff = {raw:.2f}, "
-            "centered {centered:.1f}").format(activation=activation, depth=depth, sigma_b=sigma_b,
-                                              limit=curves.limit, raw=curves.raw[-1],
-                                              centered=curves.centered[-1]))
+    print(numbers_line(depth, activation, sigma_b))
