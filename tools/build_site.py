@@ -230,7 +230,7 @@ class Lesson(NamedTuple):
 
     @property
     def number(self) -> str:
-        return self.path.stem[:2]
+        return self.path.stem.split("_")[0]             # "02", or "05a" for a lesson in parts
 
     @property
     def html_name(self) -> str:
@@ -260,7 +260,7 @@ SECTION_WORDS, BOOK_WORDS, EXERCISE_WORDS = ("section", "章节"), ("book", "教
 
 
 def lesson_map(nb00) -> dict[str, tuple[str, str]]:
-    """{"02": (book section, description)} from the lesson table in lesson 00 ("| lesson | book section | ...|",
+    """{"02": (book section, description), "05a": ...} from the lesson table in lesson 00 ("| lesson | book section | ...|",
     in Chinese "| 课程 | 教材章节 | ...|")."""
     found: dict[str, tuple[str, str]] = {}
     for cell in nb00.cells:
@@ -276,7 +276,7 @@ def lesson_map(nb00) -> dict[str, tuple[str, str]]:
         if section_col is None or any(w in header[0] for w in EXERCISE_WORDS):
             continue
         for row in rows[1:]:
-            number = re.search(r"\b(\d\d)\b", row[0])
+            number = re.search(r"\b(\d\d[a-z]?)\b", row[0])
             if number and len(row) == len(header):
                 found.setdefault(number.group(1), (row[section_col], row[-1]))
     return found
@@ -297,7 +297,7 @@ def read_lessons(edition: Edition = ENGLISH) -> list[Lesson]:
     table = lesson_map(notebooks[paths[0]]) if paths else {}
     lessons = []
     for path, nb in notebooks.items():
-        section, description = table.get(path.stem[:2], (_first_cell_section(nb), ""))
+        section, description = table.get(path.stem.split("_")[0], (_first_cell_section(nb), ""))
         lessons.append(Lesson(path, lesson_title(nb), section, description))
     return lessons
 
