@@ -167,7 +167,7 @@ nh.check_close("He's variance: every layer's RMS ≈ √2", np.ravel(he), np.ful
 # (μTransfer, Yang et al. 2022, Tensor Programs V).
 
 # %% [markdown]
-# ### The conditions that decide (Yang & Hu 2021, Tensor Programs IV)
+# ### The conditions that decide (Yang and Hu 2021, Tensor Programs IV)
 #
 # Yang & Hu write every such parameterization as $W^l = m^{-a_l} w^l$ with trainable $w^l \sim \mathcal N(0,
 # m^{-2b_l})$, trained by SGD with learning rate $\eta\, m^{-c}$. Then $\operatorname{Var} W^l \propto m^{-2(a_l + b_l)}$

@@ -154,7 +154,7 @@ nh.check_close("He's variance: every layer's RMS ≈ √2", np.ravel(he), np.ful
 # （μTransfer，Yang et al. 2022, Tensor Programs V）。
 
 # %% [markdown]
-# ### 作出判定的条件（Yang & Hu 2021, Tensor Programs IV）
+# ### 作出判定的条件（Yang 与 Hu 2021，Tensor Programs IV）
 #
 # Yang & Hu 把每一种这样的参数化写成 $W^l = m^{-a_l} w^l$，其中可训练的 $w^l \sim \mathcal N(0,
 # m^{-2b_l})$，并用学习率为 $\eta\, m^{-c}$ 的 SGD 训练。于是 $\operatorname{Var} W^l \propto m^{-2(a_l + b_l)}$；
