@@ -217,7 +217,6 @@ def idea_figure():
     axes[2].set_title(_("the corner costs a power law"))
     for ax in axes:
         ax.legend(fontsize=9)
-    fig.tight_layout()
     return fig
 
 

@@ -297,7 +297,6 @@ def draw_snapshots(rows) -> "matplotlib.figure.Figure":
         ax.set_xlabel("angle (radians)")
     fig.suptitle(_("Both fit the data; μP moves the hidden features, the NTK parameterization keeps them"),
                  fontsize=12)
-    fig.tight_layout()
     return fig
 
 
@@ -346,7 +345,6 @@ def draw_ensemble(angles, deviation, sd, angles_train, z, levels) -> "matplotlib
     right.set_ylabel(_("fraction of networks inside"))
     right.set_title(_("Networks land inside as often as promised"), fontsize=11)
     right.legend(fontsize=8, loc="upper left")
-    fig.tight_layout()
     return fig
 
 
@@ -436,7 +434,6 @@ def draw_mercer(names=None, kmax: int = 12) -> "matplotlib.figure.Figure":
             ax.legend(fontsize=8, loc="upper right")
     axes[0, 0].set_ylabel(_("μ_k / largest μ"))
     fig.suptitle(_("Without a bias, one hidden layer leaves whole families of harmonics out"), fontsize=12)
-    fig.tight_layout()
     return fig
 
 
