@@ -60,11 +60,9 @@ LABELS = {
     "normalized NTK Θ(x, x′) / Θ(x, x)": "归一化 NTK Θ(x, x′) / Θ(x, x)",
     "L = 1 (one block)": "L = 1（一个残差块）",
 
-    # 05 normalization and parameterization
-    "ReLU, no bias": "ReLU，无偏置",
+    # 05a normalization
     "count": "计数",
-    # 05b parameterization (drawn by lesson 05b, except "solid: …", "hidden-layer features …", "ntk" and "mup",
-    # which only the old lesson 05 draws)
+    # 05b parameterization
     "RMS of the pre-activations": "预激活的 RMS",
     "standard, fixed η = 0.005": "标准参数化，固定 η = 0.005",
     "standard, η = 1/m": "标准参数化，η = 1/m",
@@ -105,7 +103,7 @@ LABELS = {
     "closed form (linearized model)": "闭式解（线性化模型）",
     "gradient-descent step": "梯度下降步数",
     "training loss (log scale)": "训练损失（对数坐标）",
-    "ReLU, no bias": "ReLU，无偏置",          # also drawn by lesson 05; kept here for 07's kernels
+    "ReLU, no bias": "ReLU，无偏置",          # also drawn by lesson 05a
     "erf, no bias": "erf，无偏置",
     "ReLU, no bias, 2 layers": "ReLU，无偏置，2 层",
 
