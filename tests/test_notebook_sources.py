@@ -124,6 +124,7 @@ def test_check_cells_start_collapsed_and_are_skipped_by_the_slides():
     load_tool("build_notebooks").collapse_checks(nb)
     assert nb.cells[1].metadata["jupyter"] == {"source_hidden": True, "outputs_hidden": True}, \
         f"a check cell's code and output start collapsed; its metadata: {nb.cells[1].metadata.get('jupyter')}"
+    assert nb.cells[1].metadata["collapsed"] is True, "nbformat's name for a hidden output, as JupyterLab saves it"
     assert nb.cells[1].metadata["slideshow"]["slide_type"] == "skip"
     assert "jupyter" not in nb.cells[2].metadata, "a cell not tagged check stays open"
 
@@ -134,6 +135,7 @@ def test_every_executed_check_cell_starts_collapsed(source):
     nb = nbformat.read(source.with_suffix(".ipynb"), as_version=4)
     open_checks = [i for i, cell in enumerate(nb.cells) if cell.cell_type == "code"
                    and "check" in cell.metadata.get("tags", [])
-                   and cell.metadata.get("jupyter", {}) != {"source_hidden": True, "outputs_hidden": True}]
+                   and (cell.metadata.get("jupyter", {}) != {"source_hidden": True, "outputs_hidden": True}
+                        or cell.metadata.get("collapsed") is not True)]
     assert not open_checks, f"{source.stem}: check cells {open_checks} open in JupyterLab; rebuild the lesson " \
                             f"(tools/build_notebooks.py) so that code and output start collapsed"

@@ -44,9 +44,12 @@ def is_check(cell) -> bool:
 def collapse_checks(nb) -> None:
     """A check cell starts collapsed in JupyterLab, its code and its output (``jupyter.source_hidden`` and
     ``outputs_hidden``; one click shows each): a check's ✓ line states the measured result, so an open output would
-    answer the question the learner is asked just above it."""
+    answer the question the learner is asked just above it. ``collapsed`` is nbformat's older name for a hidden
+    output; JupyterLab writes it beside ``outputs_hidden`` when it saves, so it is written here too and saving a
+    lesson in JupyterLab changes no byte."""
     for cell in nb.cells:
         if cell.cell_type == "code" and is_check(cell):
+            cell.metadata["collapsed"] = True
             cell.metadata.setdefault("jupyter", {}).update(source_hidden=True, outputs_hidden=True)
 
 
