@@ -20,7 +20,6 @@ Printed text and labels go through :func:`~ntk_helpers.course.messages.gettext`,
 from __future__ import annotations
 
 import math
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,6 +29,7 @@ from .._checks import check_int
 from ..engine.layer import Layer
 from ..finite.empirical import empirical_ntk
 from .messages import gettext as _
+from .threads import one_thread
 
 #: The filter's offsets in the diagram and the explorer: a 3-tap filter, a in {-1, 0, +1}.
 TAPS = (-1, 0, 1)
@@ -261,18 +261,6 @@ def show_receptive_field(sensitivity: torch.Tensor, paths: torch.Tensor, *, dept
 
 # --------------------------------------------------------------------- finite networks: spread (4.2.2)
 
-@contextmanager
-def _one_thread():
-    """Run torch on one thread: the lesson's finite networks are small (a few channels, one image at a time),
-    so splitting each convolution over threads only adds overhead, and on a busy machine (other processes on
-    every core) waiting threads slow it down many times over. The caller's setting is restored."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(threads)
-
 
 @dataclass(frozen=True)
 class Spread:
@@ -295,7 +283,7 @@ def ntk_spread(architecture: Layer, x: torch.Tensor, *, width: int, seeds: int,
     infinite = float(architecture.kernel(x).ntk[0, 0])
     shape = tuple(x.shape[1:])
     networks = (architecture.network(shape, width=width, seed=first_seed + s) for s in range(seeds))
-    with _one_thread():                                        # one backward pass per seed: Θ(x, x) = |∇f|²
+    with one_thread():                                        # one backward pass per seed: Θ(x, x) = |∇f|²
         values = np.array([float(empirical_ntk(model, x, method="naive")[0, 0]) for model in networks])
     return Spread(float(values.std(ddof=1) / abs(infinite)), float(values.mean() / infinite), seeds)
 
@@ -390,7 +378,7 @@ def feature_cosines(architecture: Layer, x1: torch.Tensor, x2: torch.Tensor | No
     cosines = []
     for s in range(n_networks):
         model = architecture.network(shape, width=width, seed=seed + s)
-        with torch.no_grad(), _one_thread():
+        with torch.no_grad(), one_thread():
             h1 = model(x1).flatten(1)
             h2 = h1 if x2 is None else model(x2).flatten(1)
         cosines.append(h1 @ h2.T / (h1.norm(dim=1)[:, None] * h2.norm(dim=1)[None, :]))
@@ -411,7 +399,7 @@ def mean_paired_feature_cosine(architecture: Layer, x1: torch.Tensor, x2: torch.
     means = []
     for s in range(n_networks):
         model = architecture.network(shape, width=width, seed=seed + s)
-        with torch.no_grad(), _one_thread():
+        with torch.no_grad(), one_thread():
             h1, h2 = model(x1).flatten(1), model(x2).flatten(1)
         means.append(float(((h1 * h2).sum(1) / (h1.norm(dim=1) * h2.norm(dim=1))).mean()))
     values = np.array(means)

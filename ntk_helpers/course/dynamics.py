@@ -24,9 +24,8 @@ share the cores. Printed text and new labels go through
 from __future__ import annotations
 
 import math
-from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import lru_cache, wraps
+from functools import lru_cache
 
 import numpy as np
 import torch
@@ -41,6 +40,7 @@ from ..theory.rank_law import dot_product_profile
 from ..theory.regression import kernel_regression
 from ..theory.spectra import eigenvalues
 from .messages import gettext as _
+from .threads import one_thread
 
 #: The lesson's network: one hidden ReLU layer, sigma_w = 1.4, sigma_b = 0.3 (every Mercer coefficient > 0).
 ARCH = mlp(1, "relu", sigma_w=1.4, sigma_b=0.3)
@@ -96,18 +96,6 @@ def circle() -> Circle:
                   k[N_TRAIN:, :N_TRAIN])
 
 
-def _one_thread(function):
-    """Run ``function`` with torch on one thread; the previous setting is restored (also on an error)."""
-    @wraps(function)
-    def wrapper(*args, **kwargs):
-        before = torch.get_num_threads()
-        torch.set_num_threads(1)
-        try:
-            return function(*args, **kwargs)
-        finally:
-            torch.set_num_threads(before)
-    return wrapper
-
 
 def _initial_outputs(model, data: Circle):
     with torch.no_grad():
@@ -127,7 +115,7 @@ class Trajectories:
     formula: torch.Tensor
 
 
-@_one_thread
+@one_thread()
 def three_trajectories(width: int, seed: int = 0, *, lr: float = 1.0, steps: int = 200,
                        record_every: int = 20) -> Trajectories:
     """:class:`Trajectories` of ``ARCH.network(2, width=width, seed=seed)`` trained for ``steps`` steps."""
@@ -157,7 +145,7 @@ class LazyChanges:
     features: float
 
 
-@_one_thread
+@one_thread()
 def lazy_changes(width: int, *, steps: int = 200, lr: float = 1.0, seed: int = 0) -> LazyChanges:
     """:class:`LazyChanges` of ``ARCH.network(2, width=width, seed=seed)`` trained for ``steps`` steps."""
     data = circle()
@@ -167,7 +155,7 @@ def lazy_changes(width: int, *, steps: int = 200, lr: float = 1.0, seed: int = 0
     return LazyChanges(width, output, record.ntk_change, record.feature_change)
 
 
-@_one_thread
+@one_thread()
 def ensemble_members(seeds, x_eval, *, width: int = 1024, steps: int = 200, lr: float = 1.0) -> torch.Tensor:
     """Outputs (len(seeds), len(x_eval)) of ``ARCH.network(2, width=width, seed=s)`` for each seed after
     ``steps`` steps of gradient descent on the lesson's data."""
@@ -229,7 +217,7 @@ def weighted_ntk(model, x) -> torch.Tensor:
     return jacobian @ jacobian.T
 
 
-@_one_thread
+@one_thread()
 def snapshots(parameterization: str, *, width: int = 4096, lr: float | None = None, steps=SNAPSHOT_STEPS,
               seed: int = 0) -> Snapshots:
     """:class:`Snapshots` of ``ARCH`` built in ``parameterization`` ("ntk" or "mup"), trained by ``nh.train``
@@ -510,7 +498,7 @@ class ExplorerRun:
 
 
 @lru_cache(maxsize=32)
-@_one_thread
+@one_thread()
 def explorer_run(width: int, lr: float, steps: int) -> ExplorerRun:
     """:class:`ExplorerRun` of ``ARCH.network(2, width=width, seed=0)`` for ``steps`` steps of size ``lr``."""
     data = circle()

@@ -28,7 +28,6 @@ Printed text and new labels go through :func:`~ntk_helpers.course.messages.gette
 from __future__ import annotations
 
 import math
-from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -39,6 +38,7 @@ from .._checks import as_tensor, check_int, check_nonnegative
 from ..engine.activations import as_activation
 from ..engine.architectures import resnet
 from .messages import gettext as _
+from .threads import one_thread
 
 #: The branch scale alpha as a function of the number of blocks L (the names are the dropdown's options).
 SCALINGS = {"α = 1": lambda L: 1.0, "α = 1/√L": lambda L: L ** -0.5, "α = 1/L": lambda L: 1.0 / L}
@@ -108,17 +108,6 @@ def beyond_first_order(depth: int, alpha: float, gain: float = 1.0) -> float:
 
 # ---------------------------------------------------------------- block Jacobians of a real residual network
 
-@contextmanager
-def _one_thread():
-    """Torch on one thread for the few-hundred-unit matrices here: as fast as several threads, and not slowed
-    down tenfold when other processes share the cores. The previous setting is restored."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
-
 
 def blocks_applied(h0, weights, alpha: float, directions):
     """Apply the product of block Jacobians prod_l (I + alpha J_l) and its first-order part I + alpha sum_l J_l
@@ -135,7 +124,7 @@ def blocks_applied(h0, weights, alpha: float, directions):
     start, first_order = product.clone(), product.clone()
     m = h.shape[0]
     scale, alpha = math.sqrt(SIGMA_W2 / m), _alpha(alpha)
-    with _one_thread():
+    with one_thread():
         for raw in weights:
             W = scale * torch.as_tensor(raw, dtype=torch.float64)
             gates = (h > 0).to(torch.float64)[:, None]
@@ -205,7 +194,7 @@ def first_gates_open(width: int, *, d: int = 6, seed: int = 0) -> float:
 def branch_jacobian_norm(width: int, *, d: int = 6, seed: int = 0) -> float:
     """The operator norm (largest singular value) of :func:`branch_jacobian`; it tends to 1 + sqrt(2) as the
     width grows (m/2 open gates: the edge of the Marchenko-Pastur law of an m x m/2 Gaussian matrix)."""
-    with _one_thread():
+    with one_thread():
         return float(torch.linalg.matrix_norm(branch_jacobian(width, d=d, seed=seed), ord=2))
 
 
@@ -235,7 +224,7 @@ def block_shares(depth: int, alpha: float, x, *, width: int = 512, seed: int = 0
     layer (module 0 is the input layer, 1 .. L the blocks, L + 1 the readout); one backward pass."""
     depth = check_int("depth", depth, minimum=1)
     x = as_tensor("x", x, ndim=(1, 2)).reshape(1, -1)
-    with _one_thread():
+    with one_thread():
         model = resnet(depth, activation, alpha=_alpha(alpha)).network(
             x.shape[1], width=check_int("width", width, minimum=1), seed=check_int("seed", seed, minimum=0))
         names, params = zip(*[(n, p) for n, p in model.named_parameters() if p.requires_grad])
@@ -316,7 +305,7 @@ def finite_networks(scaling: str, width: int, seeds: int = 8) -> FiniteNetworks:
     n, d, seed = FINITE_INPUTS
     inputs = sphere(n, d, seed=seed)
     arch = resnet(FINITE_DEPTH, alpha=SCALINGS[scaling](FINITE_DEPTH))
-    with _one_thread():
+    with one_thread():
         sweep = width_sweep(arch, inputs, widths=[check_int("width", width, minimum=1)],
                             seeds=check_int("seeds", seeds, minimum=1))
     exact = arch.kernel(inputs).ntk
