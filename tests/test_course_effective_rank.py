@@ -193,6 +193,35 @@ def test_idea_figure_titles_give_the_effective_ranks():
     plt.close(fig)
 
 
+def test_idea_figure_annotations_give_the_top_shares_of_the_trace():
+    fig = course.idea_figure(n=60, shown=12)
+    x = nh.sphere(60, course.D, seed=7)
+    shares = []
+    for K in (nh.mlp(1).kernel(x).ntk, nh.mlp(1).kernel(x + 3.0).ntk):
+        lam = np.sort(np.linalg.eigvalsh(K.numpy()))[::-1]
+        shares.append(lam[0] / lam.sum())
+    left = [t.get_text() for t in fig.axes[0].texts]
+    right = [t.get_text() for t in fig.axes[1].texts]
+    assert f"({shares[0]:.0%})" in left[0], f"left panel: expected {shares[0]:.0%} in {left}"
+    assert "10 linear functions" in left[1], f"left panel: expected the 10 degree-1 functions in {left}"
+    assert right[0].startswith(f"{shares[1]:.0%}"), f"right panel: expected {shares[1]:.0%} in {right}"
+    plt.close(fig)
+
+
+def test_centering_figure_draws_the_values_it_is_given():
+    pairs = {"a": (1.36, 15.5), "b": (1.26, 1.26), "c": (11.9, 765.0)}
+    fig = course.centering_figure(pairs)
+    ax = fig.axes[0]
+    heights = [bar.get_height() for bar in ax.patches]
+    expected = [raw for raw, _ in pairs.values()] + [centered for _, centered in pairs.values()]
+    np.testing.assert_allclose(heights, expected, rtol=1e-12,
+                               err_msg=f"bar heights {heights}, expected raw then centered {expected}")
+    texts = [t.get_text() for t in ax.texts]
+    assert texts == [f"{value:.3g}" for value in expected], f"bar labels {texts}, expected {expected}"
+    assert [t.get_text() for t in ax.get_xticklabels()] == list(pairs), "one tick label per pair"
+    plt.close(fig)
+
+
 SETTINGS = [(1, "relu", 0.0), (1, "relu", 2.0), (50, "erf", 0.0), (8, "erf", 0.0), (2, "gelu", 0.5),
             (30, "gelu", 0.25), (1, "erf", 0.0), (20, "erf", 1.0), (50, "leaky_relu", 1.0)]
 

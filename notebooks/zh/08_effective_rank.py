@@ -84,9 +84,10 @@ print(nh._("identity: {identity:.1f}, all-ones: {ones:.1f}, ¾I + ¼11ᵀ (full 
 # %% tags=["check"]
 nh.check_close("r_eff of the 40 × 40 identity (40)", nh.effective_rank(eye), 40.0, rtol=1e-12)
 nh.check_close("r_eff of the all-ones matrix (1)", nh.effective_rank(ones), 1.0, rtol=1e-12)
-# ¾I + ¼11ᵀ: against its value from the eigenvalues (check-your-understanding question 1)
+# ¾I + ¼11ᵀ: against the participation ratio of its eigenvalues, computed by numpy
+mixed_eigenvalues = np.linalg.eigvalsh((0.75 * eye + 0.25 * ones).numpy())
 nh.check_close("r_eff of ¾I + ¼11ᵀ, n = 40 (11.64)", nh.effective_rank(0.75 * eye + 0.25 * ones),
-               1600 / (10.75 ** 2 + 39 * 0.75 ** 2), rtol=1e-12)
+               mixed_eigenvalues.sum() ** 2 / (mixed_eigenvalues ** 2).sum(), rtol=1e-12)
 
 # %% [markdown]
 # ## $r_\infty$ 定律（综述 §4.2）
@@ -108,8 +109,9 @@ nh.check_close("r_eff of ¾I + ¼11ᵀ, n = 40 (11.64)", nh.effective_rank(0.75 
 #
 # 这对**每一个**二阶矩有限的核都成立，并非 NTK 特有。$r_\infty$ 也是核*算子*的
 # 参与比：对它的 Mercer 特征值 $\mu_i$（按重数计），$m_1 = \sum_i\mu_i$，$m_\text{off} = \sum_i\mu_i^2$。
-#
-# 实验的设置：
+
+# %% [markdown]
+# **实验的设置：**
 #
 # - 球面 $S^9$（$d = 10$，半径 $\sqrt{10}$）上的均匀输入，无偏置网络；$r_\infty$ 通过对两个输入之间的夹角做数值积分得到
 #   （`nh.effective_rank_limit`）；
@@ -122,7 +124,10 @@ sweeps = {name: course.rank_sweep(name) for name in course.CASES}
 sizes = list(course.SIZES)
 fig, ax = plt.subplots(figsize=(9.0, 4.2))
 for color, (name, sweep) in zip(PALETTE, sweeps.items()):
-    ax.semilogx(sizes, sweep.raw, "o", color=color, label=course.case_label(name))
+    text = nh._("{name}: off the sphere, no r∞").format(name=course.case_label(name))
+    if sweep.limit is not None:
+        text = nh._("{name}: r∞ = {limit:.2f}").format(name=course.case_label(name), limit=sweep.limit)
+    ax.semilogx(sizes, sweep.raw, "o", color=color, label=text)
     if sweep.limit is not None:
         ax.semilogx(sizes, sweep.predicted(), "-", color=color, lw=1)
         ax.axhline(sweep.limit, color=color, ls="--", lw=0.8)
@@ -131,8 +136,10 @@ ax.plot([], [], "k--", lw=0.8, label=nh._("its limit r∞ (dashed)"))
 nh.plotting.width_ticks(ax, sizes)
 ax.set_xlabel(nh._("number of inputs n"))
 ax.set_ylabel(nh._("effective rank"))
-ax.set_title(nh._("r_eff climbs towards a constant r∞ (dashed); it is near 1 for the deep NNGP "
-                  "and the offset inputs"))
+ax.set_title(nh._("r_eff climbs to a constant r∞ (dashed): {a:.1f}, {b:.1f}, {c:.1f} for the three NTKs;\n"
+                  "near 1 for the deep NNGP ({d:.2f}) and the offset inputs ({e:.2f})").format(
+    a=sweeps["ReLU NTK, 1 layer"].limit, b=sweeps["erf NTK"].limit, c=sweeps["ReLU NTK, 50 layers"].limit,
+    d=sweeps["ReLU NNGP, 50 layers"].limit, e=sweeps["ReLU NTK, inputs + 3"].raw[-1]), fontsize=11)
 ax.legend(fontsize=9, loc="center left", bbox_to_anchor=(1.0, 0.5))
 plt.show()
 for name, sweep in sweeps.items():
@@ -188,8 +195,11 @@ nh.check_close("depth 50, n = 800: measured root mean square off-diagonal / diag
 # ### 当非对角元素消失时
 #
 # 这条定律涉及非对角元素的均**方**。下面这一族核说明了这意味着什么：$\sigma_w = 2$ 的无偏置 erf 网络的 NTK，处在第 02 课的
-# 混沌相中，两个不同且不对径的输入的相关系数随深度衰减到 0（$-1$ 保持为 $-1$：网络是奇函数）。这个核是奇的，
-# $k(x, -x') = -k(x, x')$，所以在**每个**深度上，非对角元素的均值都恰好为 0；变化的只是均方。
+# 混沌相中，两个不同且不对径的输入的相关系数随深度衰减到 0（$-1$ 保持为 $-1$：网络是奇函数）。没有偏置时，erf 恰好在
+# $\sigma_w > \sqrt\pi/2 \approx 0.89$ 时处于混沌相（$\chi_1 > 1$）；在这个值或更小时，方差反而随深度消失（第 02 课）。这个核是奇的，
+# $k(x, -x') = -k(x, x')$，所以在**每个**深度上，非对角元素的均值都恰好为 0。
+#
+# **先预测一下。** 如果 $r_\infty$ 由非对角元素的*均值*（相对于对角元）决定，它在每个深度上都会相同。它会相同吗？
 
 # %%
 depths_chaos, sizes_chaos = [1, 2, 4, 8, 16], [50, 200, 800]
@@ -227,6 +237,11 @@ nh.check_close("n = 800: measured rms of the off-diagonal entries × √r∞, de
                np.multiply(measured_rms, [math.sqrt(chaos[L].r_inf) for L in depths_chaos]), [1.0] * 5,
                rtol=0.03)
 nh.check_between("depth 16: r∞ (4 · 10⁷)", chaos[16].r_inf, 3.5e7, 4.5e7)
+below = nh.signal_regime("erf", sigma_w=0.88, sigma_b=0.0)
+above = nh.signal_regime("erf", sigma_w=0.90, sigma_b=0.0)
+nh.check_that("bias-free erf, σ_w = 0.88 < √π/2: the variance dies out (q* = 0)", below.q_star == 0,
+              measured=below.q_star, expected=0)
+nh.check_between("bias-free erf, σ_w = 0.90 > √π/2: χ₁ > 1 (chaotic)", above.chi1, 1.0, 1.01)
 law_ratios = np.concatenate([np.array(chaos[L].r_eff) / [nh.effective_rank_finite(chaos[L].r_inf, n)
                                                           for n in sizes_chaos] for L in depths_chaos])
 nh.check_close("the same law up to its ceiling: r_eff(n) / (n r∞/(n − 1 + r∞)), 5 depths × n = 50, 200, 800",
@@ -268,6 +283,8 @@ nh.check_between("offset inputs: |cos| of the top eigenvector with the constant 
                  offset.alignment, 0.99, 1)
 nh.check_close("offset inputs: r_eff, then centered (1.36, 15.5)", [offset.raw, offset.centered],
                [1.36, 15.5], atol=0.05)
+nh.check_between("the same 200 inputs unshifted: |cos| of the top eigenvector with the constant vector",
+                 plain_mode.alignment, 0.99, 1)
 nh.check_close("the same 200 inputs unshifted: r_eff, then centered (15.5, 22.8)",
                [plain_mode.raw, plain_mode.centered], [15.5, 22.8], atol=0.05)
 nh.check_close("unshifted kernel + c·11ᵀ: r_eff (1.17)", lifted.raw, 1.17, atol=0.01)
@@ -289,7 +306,9 @@ nh.check_close("50-layer ReLU NTK, n = 800: r_eff (11.9)", deep.raw[-1], 11.9, a
 # 趋于 1，而它能拟合的函数只多了一个常数。
 #
 # 占主导的特征向量不一定是常数向量。取两个对径的输入簇，$\pm\sqrt{10}\,e_1$ 加上大小为 0.3 的噪声，用无偏置 erf 的 NTK
-# （一个奇核）：两个簇完全反相关，一个特征值沿向量 $(1, -1, 1, -1, \dots)$ 占主导。
+# （一个奇核）：两个簇几乎完全反相关，一个特征值沿向量 $(1, -1, 1, -1, \dots)$ 占主导。
+#
+# **先预测一下。** 对平移后的输入，中心化把 $r_\text{eff}$ 从 1.36 抬高到 15.5。在这里它会怎样？
 
 # %%
 clusters = course.constant_mode(nh.mlp(1, "erf", sigma_w=1.0).kernel(course.two_clusters(200, seed=0)).ntk)
@@ -304,8 +323,16 @@ nh.check_between("two clusters: |cos| of the top eigenvector with the constant v
 nh.check_close("two clusters: centered r_eff / r_eff (centering changes nothing)",
                clusters.centered / clusters.raw, 1.0, rtol=0.01)
 
+# %%
+course.centering_figure({nh._("ReLU NTK,\ninputs + 3"): (offset.raw, offset.centered),
+                         nh._("ReLU NTK,\nunshifted inputs"): (plain_mode.raw, plain_mode.centered),
+                         nh._("unshifted kernel\n+ c·11ᵀ"): (lifted.raw, lifted.centered),
+                         nh._("50-layer ReLU NTK\n(n = 800)"): (deep.raw[-1], deep.centered[-1]),
+                         nh._("two antipodal\nclusters, erf NTK"): (clusters.raw, clusters.centered)})
+plt.show()
+
 # %% [markdown]
-# $r_\text{eff} = 1.26$，中心化后仍是 1.26：这里与常数模态无关。所以接近 1 的值意味着一个特征值占主导；当所有元素都有一个
+# 最后一对柱子：$r_\text{eff} = 1.26$，中心化后仍是 1.26：这里与常数模态无关。所以接近 1 的值意味着一个特征值占主导；当所有元素都有一个
 # 很大的公共部分时（平移的输入、偏置、深层 NNGP、像素），它的特征向量接近常数向量。要判断属于哪种情形，看它与常数向量的
 # 夹角余弦，或者做中心化。
 #
@@ -352,11 +379,15 @@ nh.check_close("one hidden ReLU layer on 6 antipodal pairs: its 3 smallest eigen
 # 第四个，在同样的对径点对上的两隐藏层 ReLU，**不**奇异：它的最小特征值是最大特征值的 0.020（换其他随机点为
 # 0.007–0.015），远高于舍入误差。它是正定的，只是病态。第五个，**带**偏置的 erf，也是正定的。
 #
-# 已被证明的是：有偏置且激活函数为非多项式的 Lipschitz 函数时，极限 NTK 在球面上正定（Jacot, Gabriel & Hongler 2018，
-# 命题 2，其网络带有偏置 $\beta > 0$）。对单个无偏置 ReLU 隐藏层，只要任意两个输入都不平行也不反向平行，Gram 矩阵就正定
-# （Du, Zhai, Póczos & Singh 2019）；在 $d \ge 2$ 维中从连续分布抽取的输入以概率 1 两两不平行。（在 $d = 1$ 中所有输入都平行，
-# 无偏置 ReLU 的 Gram 矩阵的秩至多为 2。）这涵盖了下面在 $S^9$ 上的回归，它们都能插值。对本课的其他核，我们不引用一般性的
-# 结果；像 erf 这样光滑的核，特征值衰减得很快，所以即使 Gram 矩阵可逆，在数值上也可能接近奇异。
+# **已被证明的结果：**
+#
+# - 有偏置且激活函数为非多项式的 Lipschitz 函数时，极限 NTK 在球面上正定（Jacot, Gabriel & Hongler 2018，命题 2，
+#   其网络带有偏置 $\beta > 0$）；
+# - 对单个无偏置 ReLU 隐藏层，只要任意两个输入都不平行也不反向平行，Gram 矩阵就正定（Du, Zhai, Póczos & Singh 2019）。
+#   在 $d \ge 2$ 维中从连续分布抽取的输入以概率 1 两两不平行（在 $d = 1$ 中所有输入都平行，Gram 矩阵的秩至多为 2）。
+#   这涵盖了下面在 $S^9$ 上的回归，它们都能插值；
+# - 对本课的其他核，我们不引用一般性的结果。像 erf 这样光滑的核，特征值衰减得很快，所以即使 Gram 矩阵可逆，
+#   在数值上也可能接近奇异。
 #
 # ### 它的函数空间稠密吗？
 #
@@ -365,6 +396,8 @@ nh.check_close("one hidden ReLU layer on 6 antipodal pairs: its 3 smallest eigen
 # 中稠密，**当且仅当每个 $\mu_k > 0$**。单个无偏置 ReLU 隐藏层对每个奇数 $k \ge 3$ 都有
 # $\mu_k = 0$（第 06 课）；从两个隐藏层起，奇数次的系数也为正（第 06 课；Bietti & Bach 2021）。我们在圆周上用 $n$ 个随机
 # 角度做无岭 NTK 回归来拟合 $\cos 3\theta$，并报告相对于 $\mathbb E\,y^2$ 的测试误差（1 = 不比预测 0 更好）。
+#
+# **先预测一下。** 单隐藏层时，$n$ 从 64 增加到 512，误差会下降吗？
 
 # %%
 fit_sizes = [64, 256, 512]
@@ -459,13 +492,18 @@ nh.check_close("C = 10 fails beyond n = 100 r∞/Var(y)² (about 6800)", 100 * r
 # 上都高于 $\operatorname{Var}(y) = 0.496$，而 $\sqrt{r_\infty/n}$ 降到 0.10。取 $C = 10$，上界 $C\sqrt{r_\infty/n}$
 # 在 $n \approx 6800$ 以后就已经不成立。
 #
-# **解释一下。** 随机标签的误差不只是 $\operatorname{Var}(y)$，而是明显更高（0.58–0.88）。多出来的误差从哪里来？
+# **解释一下。** 随机标签的误差明显高于 $\operatorname{Var}(y)$（0.58–0.88）。由上面的恒等式，多出来的部分是预测器自身的波动
+# $\mathbb E(\hat f(x) - \mathbb E y)^2$，这里为 0.09–0.32。常数预测器 $\mathbb E y$ 的波动为 0，反而更好。既然标签不含关于 $x$
+# 的任何信息，为什么无岭回归不会落到接近这个常数的地方？一个很大的岭参数 $\lambda$ 又会改变什么？
 #
 # <details><summary>答案</summary>
 #
-# 来自上面的恒等式：误差等于 $\operatorname{Var}(y)$ 加上插值函数自身的波动 $\mathbb E(\hat f(x) - \mathbb E y)^2$。
-# 无岭回归在训练点上精确地拟合了噪声，噪声又以训练点之间的起伏回来（这里为 0.09–0.32，在抽样误差内与测得的多余误差
-# 一致）。常数预测器 $\mathbb E y$ 反而更好。Bartlett, Long, Lugosi & Tsigler (2020) 给出了这一多余项在高维时消失的条件。
+# 因为它做插值：在每个训练输入上 $\hat f(x_i) = y_i$，而这些标签围绕 $\mathbb E y$ 散布，方差为 0.496。一个穿过 $n$ 个随机值的
+# 函数不可能在它们之间保持平坦：插值函数是以训练输入为中心的核函数的组合，所以它在那里拟合的噪声会传到周围的测试输入上，
+# 以波动的形式回来。岭用精确
+# 拟合换取更小的波动；当 $\lambda \to \infty$ 时，预测器 $\Theta(x, X)(\Theta + \lambda I)^{-1}y$ 趋于 0，误差为
+# $\mathbb E y^2 = 0.50$，因为 $\mathbb E y = 0.074$，只比 $\operatorname{Var}(y)$ 略高。Bartlett, Long, Lugosi & Tsigler (2020)
+# 给出了最小范数插值函数的波动在高维时消失的条件（“良性过拟合”）。
 #
 # </details>
 
@@ -476,6 +514,8 @@ nh.check_that("random labels: the interpolant's spread E(f − E y)² > 0.1 Var(
               expected=f"> {0.1 * label_variance:.3f}")
 # with independent labels (f − y)² − (f − E y)² − Var(y) has mean 0: 3 standard errors of the 1000 test points
 excess = np.array([r.excess / r.excess_se for r in rows["random labels"]])
+nh.check_close("E y (0.074) and E y² = Var(y) + (E y)² (0.50)",
+               [label_mean, label_variance + label_mean ** 2], [0.074, 0.502], atol=0.0005)
 nh.check_between("random labels: (test MSE − spread − Var(y)) / its standard error, largest |·|",
                  float(np.abs(excess).max()), 0, 3)
 
@@ -514,7 +554,8 @@ nh.check_between("residual MLP NTK on 300 digits: |cos| of the top eigenvector w
 #
 # 交互探索画出 $r_\text{eff}$ 随 $n$ 的变化（实线）、中心化之后的值（虚线）、定律
 # $n r_\infty/(n-1+r_\infty)$（点线）以及上限 $r_\text{eff} = n$（灰线），网络是 $\sigma_w = 1.4$ 的 MLP，深度、激活函数和偏置
-# 由你选择；图的标题说明曲线在做什么，标题的最后一行给出 $r_\infty$ 以及 $n = 400$ 时的值。（只提供有闭式核的激活函数：tanh 的
+# 由你选择。标题的第一行说明曲线在做什么，第二行给出 $r_\infty$ 以及 $n = 400$ 时的值。请记住，$\sigma_w = 1.4$ 高于
+# “当非对角元素消失时”一节中无偏置 erf 的阈值 $\sqrt\pi/2 \approx 0.89$。（只提供有闭式核的激活函数：tanh 的
 # 数值积分每动一次滑块就要花几秒钟。）
 
 # %% tags=["nbval-ignore-output"]
@@ -680,12 +721,17 @@ nh.check_between("ReLU spectrum row: two bias-free layers, smallest odd μ_k / �
 #
 # </details>
 #
-# 3. 给核矩阵的每个元素加上常数 $c$。$c \to \infty$ 时 $r_\text{eff}$ 会怎样？无岭回归用它能拟合的函数又会怎样？
+# 3. 在 $S^9$（半径 $\sqrt{10}$）上取线性核 $k(x,x') = x\cdot x'/10$ 和二次核 $k(x,x') = (x\cdot x'/10)^2$。$d$ 维中两个
+#    独立均匀方向之间夹角的余弦 $t$ 满足 $\mathbb E\,t^2 = 1/d$、$\mathbb E\,t^4 = 3/(d(d+2))$。预测每个核的 $r_\infty$，
+#    并与它的特征个数比较（10 个坐标 $x_i$；55 个乘积 $x_ix_j$，$i \le j$）。
 #
 # <details><summary>答案</summary>
 #
-# $r_\text{eff} \to 1$：沿 $\mathbf 1$ 的特征值像 $nc$ 一样增长，主导了迹。函数空间至多多出一个常数函数（核 $k + c$ 是
-# $k$ 的特征再加上一个常数特征 $\sqrt c$ 的核），所以核能拟合什么几乎不变。因此，$r_\text{eff}$ 低并不说明模型小。
+# 两者都有 $k(x,x) = 1$，所以 $r_\infty = 1/\mathbb E\,k(x,x')^2$。线性核：$\mathbb E\,t^2 = 1/10$，所以 $r_\infty = 10$，恰好等于
+# 它的特征个数：它的 10 个 Mercer 特征值相等，这是 $r_\text{eff}$ 确实在数维数的唯一情形。二次核：$\mathbb E\,t^4 = 3/120$，
+# 所以 $r_\infty = 40$，少于 55。在球面上 $\sum_i x_i^2 = 10$，所以这些乘积的一个组合就是常数函数。它占迹的
+# $\mathbb E\,t^2 = 0.1$；其余 54 个方向（2 次球谐函数）平分剩下的 0.9，于是 $1/(0.1^2 + 54\cdot(0.9/54)^2) = 40$。
+# 不相等的特征值每个算不到一个。$n = 800$ 时测得 9.92 和 38.2，定律给出 9.89 和 38.1。
 #
 # </details>
 #
@@ -727,6 +773,18 @@ lifted_gram = relu_arch.kernel(nh.sphere(800, 10, seed=800)).ntk
 lifted_gram = lifted_gram / lifted_gram.diagonal().mean() + 1
 nh.check_close("question 2: measured r_eff of k + 1 at n = 800 / the law with the predicted r∞",
                nh.effective_rank(lifted_gram) / nh.effective_rank_finite(predicted_r, 800), 1.0, rtol=0.02)
+on_s9 = nh.sphere(800, 10, seed=800)
+cosine_gram = on_s9 @ on_s9.T / 10
+second, fourth = float(weights @ nodes ** 2), float(weights @ nodes ** 4)
+nh.check_close("question 3: E t², E t⁴ on S⁹ by quadrature (1/10, 3/120)", [second, fourth], [0.1, 0.025],
+               rtol=1e-9)
+for power, limit in [(1, 10.0), (2, 40.0)]:
+    measured_rank = nh.effective_rank(cosine_gram ** power)
+    nh.check_close("question 3: r_eff of (x·x′/10)^p at n = 800 / the law with r∞ = 10 (p = 1), 40 (p = 2)",
+                   measured_rank / nh.effective_rank_finite(limit, 800), 1.0, rtol=0.02)
+quadratic_top = nh.eigenvalues(cosine_gram ** 2)
+nh.check_close("question 3: quadratic kernel, top eigenvalue / trace (the constant's share 0.1)",
+               float(quadratic_top[0] / quadratic_top.sum()), 0.1, atol=0.01)
 x_six = nh.sphere(6, 3, seed=1)
 tanh_pairs = nh.mlp(1, "tanh", sigma_w=1.0).kernel(torch.cat([x_six, -x_six])).ntk
 nh.check_that("question 5 (a): bias-free tanh on ±x: |λ_min/λ_max| below 1e-14 (rounding)",

@@ -17,6 +17,7 @@ the lesson draws from that law:
 - :func:`label_moments`, :func:`random_label_rows`: the O(sqrt(r_inf/n)) "bound" against labels independent of
   the inputs;
 - :func:`idea_figure`: the lesson's first picture (two spectra and their effective ranks);
+  :func:`centering_figure`: r_eff before and after centering, side by side;
 - :func:`rank_curves`, :func:`describe`, :func:`draw_rank`: the explorer.
 
 Printed text and new labels go through :func:`~ntk_helpers.course.messages.gettext`; numbers are filled in after.
@@ -305,15 +306,54 @@ def idea_figure(n: int = 200, shown: int = 30):
     panels = [(_("inputs on the sphere"), mlp(1).kernel(x).ntk, PALETTE[0]),
               (_("the same inputs + 3"), mlp(1).kernel(x + 3.0).ntk, PALETTE[1])]
     fig, axes = plt.subplots(1, 2, figsize=(10.0, 3.6), sharey=True)
+    shares = []
     for ax, (name, K, color) in zip(axes, panels):
         lam = eigenvalues(K).numpy()
         share = lam / lam.sum()
+        shares.append(share)
         ax.bar(np.arange(1, shown + 1), share[:shown], color=color)
         ax.set_title(_("{name}: r_eff = {rank:.1f}").format(name=name, rank=effective_rank(K)))
         ax.set_xlabel(_("eigenvalue number i"))
     axes[0].set_ylabel(_("share of the trace λ_i / Σλ"))
+    # the staircase of the left panel: degree 0 (one eigenvalue), degree 1 (d = 10 of them), then the rest
+    left = shares[0]
+    axes[0].annotate(_("degree 0: the constant ({share:.0%})").format(share=left[0]), xy=(1.4, left[0]),
+                     xytext=(4, 0.55 * left[0] + 0.3), fontsize=9, arrowprops={"arrowstyle": "->"})
+    axes[0].annotate(_("degree 1: {d} linear functions").format(d=D), xy=(6, left[5] + 0.01),
+                     xytext=(9, 0.25 * left[0] + 0.2), fontsize=9, arrowprops={"arrowstyle": "->"})
+    axes[0].plot([1.6, D + 1.4], [left[1] + 0.03] * 2, color="k", lw=1)
+    axes[1].annotate(_("{share:.0%} of the trace in one eigenvalue").format(share=shares[1][0]),
+                     xy=(1.4, 0.95 * shares[1][0]), xytext=(5, 0.75 * shares[1][0]), fontsize=9,
+                     arrowprops={"arrowstyle": "->"})
     fig.suptitle(_("r_eff counts how many eigenvalues share the trace: one big constant mode pushes it down to "
                    "{rank:.1f}").format(rank=effective_rank(panels[1][1])))
+    return fig
+
+
+def centering_figure(pairs: dict):
+    """Bars of r_eff before and after centering, on a log scale, one pair per ``{label: (raw, centered)}``, each
+    bar with its value. Returns the figure."""
+    import matplotlib.pyplot as plt
+
+    from .plotting import PALETTE
+
+    labels = list(pairs)
+    raw = [float(pairs[name][0]) for name in labels]
+    centered = [float(pairs[name][1]) for name in labels]
+    position = np.arange(len(labels))
+    fig, ax = plt.subplots(figsize=(10.0, 4.0))
+    for shift, values, color, text in [(-0.2, raw, PALETTE[0], _("r_eff of K")),
+                                       (0.2, centered, PALETTE[1], _("r_eff of HKH (centered)"))]:
+        bars = ax.bar(position + shift, values, width=0.4, color=color, label=text)
+        for bar, value in zip(bars, values):
+            ax.text(bar.get_x() + bar.get_width() / 2, value * 1.08, f"{value:.3g}", ha="center", fontsize=9)
+    ax.set_yscale("log")
+    ax.set_ylim(0.8, 3 * max(centered + raw))
+    ax.set_xticks(position, labels, fontsize=9)
+    ax.set_ylabel(_("effective rank"))
+    ax.set_title(_("Centering lifts r_eff when the dominant eigenvector is the constant vector;\n"
+                   "for the two antipodal clusters it changes nothing"), fontsize=11)
+    ax.legend(fontsize=9, loc="upper left")
     return fig
 
 
