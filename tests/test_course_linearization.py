@@ -171,6 +171,25 @@ def test_training_picture_end_points_are_kernel_regression_solved_directly():
     np.testing.assert_allclose(picture.linearized[0], f0_eval.numpy(), atol=1e-12)
 
 
+def test_training_picture_linearization_is_the_discrete_closed_form_of_lesson_01():
+    # Lesson 01, section 1: f_t(X) = y + (I - lr K/n)^t (f_0(X) - y) on the training inputs, and
+    # f_t(x) = f_0(x) + K(x, X) K^-1 (f_t(X) - f_0(X)) elsewhere; matrix powers computed here, not by the module.
+    net = RELU.network(2, width=64, seed=3)
+    x, y = CIRCLE[::3], torch.sin(ANGLES[::3])
+    lr, n = 1.0, x.shape[0]
+    picture = linearization.training_picture(net, x, y, torch.cat([x, CIRCLE]), lr=lr, steps=12, record_every=4)
+    k, k_eval = nh.empirical_ntk(net, x, method="naive"), nh.empirical_ntk(net, CIRCLE, x, method="naive")
+    f0, f0_eval = net(x).detach().reshape(-1), net(CIRCLE).detach().reshape(-1)
+    step = torch.eye(n, dtype=k.dtype) - lr * k / n
+    for row, t in enumerate(picture.steps):
+        on_train = y + torch.linalg.matrix_power(step, int(t)) @ (f0 - y)
+        elsewhere = f0_eval + k_eval @ torch.linalg.solve(k, on_train - f0)
+        np.testing.assert_allclose(picture.linearized[row, :n], on_train.numpy(), atol=1e-9,
+                                   err_msg=f"step {t}: training inputs, closed form vs module")
+        np.testing.assert_allclose(picture.linearized[row, n:], elsewhere.numpy(), atol=1e-8,
+                                   err_msg=f"step {t}: other inputs, closed form vs module")
+
+
 def test_training_picture_a_wide_network_follows_its_linearization_better():
     # erf: smooth, so the gap falls cleanly with the width (ReLU's kinks make single seeds scatter)
     x, y, erf = CIRCLE[::3], torch.sin(ANGLES[::3]), nh.mlp(1, "erf", sigma_b=0.1)

@@ -11,10 +11,12 @@ Theta(x, x') = grad f(x) . grad f(x') (Jacot et al. 2018). This module measures 
   there; the linear model predicts exactly s (the idea picture);
 - :func:`one_step`: one gradient step on one input x_i, the actual change of f on every input against the
   kernel's prediction -lr Theta(x, x_i) r_i, and their relative distance (2-norms over the inputs);
-- :func:`lazy_run` and :func:`lazy_sweep`: train the network until it has changed its function by a prescribed
-  amount, and measure how far the weights and the kernel moved, for growing widths;
-- :func:`training_picture`: a network's function over training time next to its linearization's, and the end
-  point f_0 + kernel regression on y - f_0.
+- :func:`lazy_run` and :func:`lazy_sweep`: train the network for a fixed number of steps towards a prescribed
+  change of its function, and measure how far the weights and the kernel moved and what share of the change
+  the function made, for growing widths;
+- :func:`training_picture`: a network's function over training time next to its linearization's (the discrete
+  recursion f_t(X) = y + (I - lr Theta_0/n)^t (f_0(X) - y), carried to other inputs by Theta_0(x, X) Theta_0^-1),
+  and the end point f_0 + kernel regression on y - f_0.
 
 Training is full-batch gradient descent on ``L = 1/(2n) sum_i (f(x_i) - y_i)^2`` (the convention of
 ``nh.train`` and ``nh.linearized_dynamics``), written out here so that the tests can compare it with the
@@ -169,7 +171,7 @@ def _descend(net: nn.Module, x: torch.Tensor, y: torch.Tensor, *, lr: float, ste
 
 @dataclass(frozen=True)
 class LazyRun:
-    """How much one network moved while it changed its function on the training inputs by a set amount."""
+    """How much one network moved in a fixed number of steps towards a set change of its function."""
 
     weight_change: float     # ||W_T - W_0|| / ||W_0|| over all weight matrices together (biases left out)
     kernel_change: float     # ||Theta_T - Theta_0||_F / ||Theta_0||_F on the training inputs
