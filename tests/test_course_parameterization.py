@@ -211,14 +211,20 @@ def test_the_explorer_draws_a_takeaway_title():
 def test_one_step_figure_colours_by_parameterization():
     widths = [128, 512]
     changes = {s: np.array([course.one_step_changes(s, m) for m in widths]) for s in course.SETTINGS}
-    course.draw_one_step(widths, changes)
-    lines = [line for line in plt.gca().get_lines() if not line.get_label().startswith("_")]
+    slopes = course.draw_one_step(widths, changes)
+    axes = plt.gcf().axes
+    lines = [line for line in axes[0].get_lines() if not line.get_label().startswith("_")]
     plt.close("all")
-    colours = {line.get_label().split(" (")[0]: (line.get_color(), line.get_linestyle()) for line in lines}
+    assert len(axes) == 3, f"one panel each for h¹, h², f: {len(axes)} axes"
+    colours = {line.get_label(): (line.get_color(), line.get_linestyle()) for line in lines}
     assert colours["standard, fixed η = 0.005"][0] == colours["standard, η = 1/m"][0] == course.COLOURS["standard"], \
         f"both standard settings in the standard colour: {colours}"
     assert colours["standard, fixed η = 0.005"][1] != colours["standard, η = 1/m"][1], f"line styles: {colours}"
     assert colours["NTK, η = 0.5"][0] == course.COLOURS["ntk"] and colours["μP, η = 0.02"][0] == course.COLOURS["mup"]
+    for setting, values in changes.items():               # each panel's slope: an independent log-log fit
+        expected = [float(np.log(values[1, j] / values[0, j]) / np.log(widths[1] / widths[0])) for j in range(3)]
+        assert slopes[setting] == pytest.approx(expected, abs=1e-9), f"{setting}: slopes {slopes[setting]}, " \
+                                                                     f"expected {expected}"
 
 
 def test_movement_figure_has_one_colour_per_panel_and_the_slopes_of_its_points():
@@ -237,3 +243,48 @@ def test_names_are_defined_for_every_key():
     assert {course.row_name(r) for r in course.ABC} and {course.setting_name(s) for s in course.SETTINGS}
     for regime in ("unstable", "trivial", "kernel regime", "feature learning"):
         assert course.regime_name(regime), regime
+
+
+def test_the_opening_figure_keeps_the_measured_slope_and_moves_points_by_one_constant():
+    widths = np.array([128, 512, 2048])
+    # measured h² changes with the predicted exponents (-1/2 for NTK, 0 for μP) put exactly on the lines,
+    # and one (standard, fixed η) with a wrong slope 0.3 instead of 1/2: its points must keep the slope 0.3
+    measured = {"NTK, η = 0.5": 0.007 * (widths / 128.0) ** -0.5, "μP, η = 0.02": np.full(3, 0.02),
+                "standard, fixed η = 0.005": 0.005 * (widths / 128.0) ** 0.3}
+    fig = course.idea_diagram(widths, measured)
+    points = [line for line in fig.axes[0].get_lines() if line.get_linestyle() in ("None", "")]
+    plt.close("all")
+    assert len(points) == 3, f"one set of points per measured setting: {len(points)}"
+    by_colour = {line.get_color(): np.asarray(line.get_ydata(), dtype=float) for line in points}
+    ntk = by_colour[course.COLOURS["ntk"]]
+    assert ntk == pytest.approx((widths / 64.0) ** -0.5, rel=1e-9), f"NTK points on the line (128/64)^-1/2: {ntk}"
+    assert by_colour[course.COLOURS["mup"]] == pytest.approx(np.ones(3), rel=1e-9), "μP points on the line 1"
+    standard = by_colour[course.COLOURS["standard"]]
+    slope = float(np.polyfit(np.log(widths), np.log(standard), 1)[0])
+    assert slope == pytest.approx(0.3, abs=1e-9), f"the measured slope is kept: expected 0.3, drawn {slope}"
+
+
+def test_movement_markers_are_offset_sideways_but_keep_their_values():
+    widths = [64, 256]
+    rows = {"mup": [course.Movement(ntk=0.5, feature_kernel=0.5, features=0.5, weights=0.5, outputs=1.0)
+                    for _m in widths]}
+    course.draw_movement(widths, rows)
+    markers = [line for line in plt.gcf().axes[0].get_lines() if line.get_linestyle() in ("None", "")]
+    plt.close("all")
+    xs = {tuple(np.round(line.get_xdata(), 6)) for line in markers}
+    assert len(xs) == 4, f"four distinct x positions for four equal quantities: {xs}"
+    for line in markers:
+        assert np.allclose(line.get_ydata(), 0.5), f"values unchanged: {line.get_ydata()}"
+        ratio = np.asarray(line.get_xdata()) / widths
+        assert 0.8 < ratio[0] < 1.25 and ratio[0] == pytest.approx(ratio[1]), f"offset by one factor: {ratio}"
+
+
+def test_one_step_changes_are_cached_but_returned_as_new_arrays():
+    first = course.one_step_changes("NTK, η = 0.5", 128)
+    first[:] = 0
+    second = course.one_step_changes("NTK, η = 0.5", 128)
+    assert np.all(second > 0), f"a caller's change does not reach the cache: {second}"
+
+
+def test_parameterization_names():
+    assert course.parameterization_name("mup") == "μP" and course.parameterization_name("ntk")

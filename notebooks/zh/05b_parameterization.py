@@ -45,11 +45,16 @@ nh.plotting.use_style()
 # 调好的超参数直接用到宽网络上（μTransfer，Yang et al. 2022）。
 
 # %%
-course.idea_diagram()
+idea_widths = [128, 512, 2048]                 # the widths of the one-step measurement below
+idea_points = {setting: [course.one_step_changes(setting, m)[1] for m in idea_widths]
+               for setting in course.SETTINGS}
+course.idea_diagram(idea_widths, idea_points)
 plt.show()
 
 # %% [markdown]
-# 每条线都是对某个隐藏层预激活的预测（即下表的 $\Delta h^l$ 一列），下面先推导，再测量：在 NTK 参数化下一个特征按 $m^{-1/2}$ 移动，在 μP 下按 $m^0$，
+# 每条线都是对某个隐藏层预激活的预测（即下表的 $\Delta h^l$ 一列），推导见下文；空心点是它的测量值：宽度 128、512 和 2048 下的一步 SGD
+# （见“测量：一步 SGD”一节），每一行的点整体乘上一个常数上下平移，以便把它们的斜率与直线比较。在 NTK 参数化下一个特征按
+# $m^{-1/2}$ 移动，在 μP 下按 $m^0$，
 # 而在固定学习率的标准参数化下，第一步让它按 $m^{1/2}$ 移动；这一步使输出权重的大小变为 $m^0$，所以从第二步起
 # 特征按 $m^{1}$ 移动，训练发散。Yang & Hu (2021) 证明：对这一类保持有限、
 # 并且确实在学习的参数化，不存在第三种可能（对光滑的激活函数；条件见下文）。
@@ -117,8 +122,9 @@ nh.check_close("He's variance: every layer's RMS ≈ √2", np.ravel(he), np.ful
 #   相互抵消：对同一个输入它们都是平方；对另一个输入，它们的平均是特征核。
 #   对同一个输入以及一般的相关输入，这个和是 $\Theta(m)$，而不是符号随机之和的 $\Theta(\sqrt m)$
 #   （对无偏置的奇激活函数和正交的输入，特征核为 0，这个和只有 $\Theta(\sqrt m)$；ReLU 的特征核总是正的）。
-#
-# 输出以两种方式变化，$\Delta f = \Delta W^{L+1} x^L + W^{L+1}\Delta x^L$。第一项是同样的秩一更新，只是 $g = 1$：
+
+# %% [markdown]
+# **输出。** 输出以两种方式变化，$\Delta f = \Delta W^{L+1} x^L + W^{L+1}\Delta x^L$。第一项是同样的秩一更新，只是 $g = 1$：
 # $\eta_{L+1}\chi\,(x^L)^\top x^L \sim \eta_{L+1}\, m$。第二项是输出权重读出特征的变化：$m$ 个量级为 $s\,\Delta x^L$ 的项，
 # 它们方向一致，因为 $\Delta x^L$ 跟随 $g^L \propto W^{L+1}$。对同一个输入，到一阶有
 # $\Delta x^L_i = \phi'(h^L_i)\,\Delta h^L_i$，其中 $\Delta h^L_i = -\eta_L\chi\,g^L_i\,|x^{L-1}|^2$，
@@ -131,8 +137,9 @@ nh.check_close("He's variance: every layer's RMS ≈ √2", np.ravel(he), np.ful
 #
 # 算例，NTK 参数化下的一个隐藏层：$\eta_l = 1/m$、$s = m^{-1/2}$ 和 $m$ 个求和项给出
 # $\Delta h^l \sim m^{-1}\cdot m^{-1/2}\cdot m = m^{-1/2}$。
-#
-# 隐藏层还会把下一层的变化传上来，即 $W^l\Delta x^{l-1}$：$m$ 个量级为 $m^{-1/2}\Delta x^{l-1}$、符号随机的项，
+
+# %% [markdown]
+# **下一层传上来的变化。** 隐藏层还会把下一层的变化传上来，即 $W^l\Delta x^{l-1}$：$m$ 个量级为 $m^{-1/2}\Delta x^{l-1}$、符号随机的项，
 # 所以其大小与 $\Delta x^{l-1}$ 本身相当。在表中每一行里，它都不超过该层自己的那一项；Tensor Programs IV
 # 把整个论证严格化了，对多步训练也成立。偏置的项也从来不是最大的（每一行都有 $\eta_b s \le$ 权重的那一项）。
 
@@ -238,7 +245,8 @@ nh.check_that("the shift θ = ½ leaves μP's width exponents and verdict unchan
 # 128、512 和 2048：对表中的四行，分别在无偏置和有偏置（$\sigma_b = 0.5$）时测量 $h^1$ 和 $h^2$ 的相对 RMS 变化，
 # 以及 $f$ 的 RMS 变化。为了让每个宽度看到相同的损失导数，我们在 $y + f_0(x)$ 上训练：这样无论随机初始函数 $f_0$
 # 是什么，第一个残差都恰好是 $-y$。
-# 每种设置的 $\eta$（NTK 为 0.5，μP 为 0.02，标准参数化为 0.005 或 $1/m$）只是一个全局的数；第 $l$ 层的学习率是
+# 图中每个子图对应表中“一步之后”那几列中的一列。每种设置的 $\eta$（NTK 为 0.5，μP 为 0.02，标准参数化为 0.005 或 $1/m$）
+# 只是一个全局的数；第 $l$ 层的学习率是
 # $\eta_l = \eta\cdot\text{lr}_l\cdot\sigma_w^2\,\text{mult}_l^2$，表中 $m$ 的幂次就在这些因子里（见附录）。
 
 # %%
@@ -271,26 +279,33 @@ nh.check_close("σ_b = 0.5: the measured one-step exponents of all four settings
 smooth = {s: [nh.loglog_slope(step_widths, np.array([course.one_step_changes(s, m, activation="tanh")
                                                      for m in step_widths])[:, j]) for j in range(3)]
           for s in ("NTK, η = 0.5", "μP, η = 0.02")}
+mup_steps = np.log(one_step["μP, η = 0.02", 0.0])
+fits = [np.polyval(np.polyfit(np.log(step_widths), column, 1), np.log(step_widths)) for column in mup_steps.T]
+scatter = float(np.exp(max(np.abs(fit - column).max() for fit, column in zip(fits, mup_steps.T))))
+nh.check_between("μP, one step: largest factor between a point and its fitted line (up to about 1.2)",
+                 scatter, 1, 1.25)
 nh.check_close("tanh (a smooth activation): NTK and μP one-step exponents",
                np.array(list(smooth.values())), np.array([predicted[s] for s in smooth]), atol=0.1)
 
 # %% [markdown]
 # 在 NTK 参数化下，一步让每个特征移动其自身大小的 $m^{-1/2}$：在无限宽时，特征以及由特征构成的核都不会移动。
-# 这就是**惰性**训练。在 μP 下，它们移动的量与 $m$ 无关（其大小由 $\eta$ 决定）。标准参数化的隐藏层
-# 随着网络变宽反而移动得*更多*，输出更是如此（$m^{1}$）。偏置不改变任何一个指数。
+# 这就是**惰性**训练。在 μP 下，它们移动的量与 $m$ 无关（其大小由 $\eta$ 决定；它的点在一条水平线上下最多偏离约 20 %，
+# 这是只用一个随机种子、只走一步带来的噪声）。标准参数化的隐藏层随着网络变宽反而移动得*更多*（中间的子图），
+# 输出更是如此（$m^{1}$，右边的子图），尽管它输入层的特征在缩小（左边的子图）。偏置不改变任何一个指数。
 
 # %% [markdown]
 # ## 测量：多步训练中的惰性训练与特征学习
 #
 # 一个隐藏层，16 个训练点，50 步梯度下降，宽度为 256、1024 和 4096，3 个随机种子，NTK
-# （$\eta = 0.5$）与 μP（$\eta = 0.02$）。我们记录以下各量的相对变化：按学习率加权的 NTK
+# （$\eta = 0.5$）与 μP（$\eta = 0.1$）。μP 的 $\eta$ 是这样选的：两次训练结束时的训练损失相当（见下面的输出），
+# 于是两者是在拟合的同一阶段上比较的。我们记录以下各量的相对变化：按学习率加权的 NTK
 # $\sum_l \eta_l \langle \partial f/\partial W^l, \partial f'/\partial W^l\rangle$（驱动
 # $\mathrm d f/\mathrm dt$ 的那个核）、隐藏层特征 $h$ 本身、特征核 $\Phi\Phi^\top/m$、全部权重
 # $\lVert w_T - w_0\rVert / \lVert w_0\rVert$，以及输出移动了多远。
 
 # %%
 widths = [256, 1024, 4096]
-learning_rate = {"ntk": 0.5, "mup": 0.02}
+learning_rate = {"ntk": 0.5, "mup": 0.1}
 results = {}
 for p, lr in learning_rate.items():
     runs = [[course.movement(p, m, lr=lr, seed=seed) for seed in range(3)] for m in widths]
@@ -300,7 +315,8 @@ tanh_ntk = [np.mean([course.movement("ntk", m, lr=0.5, seed=seed, activation="ta
                      for seed in range(3)]) for m in widths]
 for p, rows in results.items():
     print(nh._("{parameterization}: output change {outputs} (relative to |y|) at widths {widths}").format(
-        parameterization=p, outputs=", ".join(f"{row.outputs:.2f}" for row in rows), widths=widths))
+        parameterization=course.parameterization_name(p), widths=widths,
+        outputs=", ".join(f"{row.outputs:.2f}" for row in rows)))
     print(nh._("    training loss before → after the 50 steps: {losses}").format(
         losses=", ".join(f"{row.loss_start:.3g} → {row.loss_end:.2g}" for row in rows)))
 
@@ -321,28 +337,35 @@ nh.check_close("μP: slopes of the NTK, features, feature kernel, weights (0)",
 nh.check_between("NTK param.: outputs move by O(1) (smallest change / |y|)",
                  min(row.outputs for row in results["ntk"]), 1.5, 2.5)
 nh.check_between("μP: the feature kernel moves by Θ(1) (smallest relative change)",
-                 min(row.feature_kernel for row in results["mup"]), 0.25, 0.4)
+                 min(row.feature_kernel for row in results["mup"]), 0.5, 0.9)
 nh.check_between("NTK param.: the loss falls by more than 100 times (smallest factor over the widths)",
                  min(row.loss_start / row.loss_end for row in results["ntk"]), 100, np.inf)
-mup_factors = [row.loss_start / row.loss_end for row in results["mup"]]
-nh.check_between("μP: the loss falls by about 4 times (smallest factor over the widths)", min(mup_factors),
-                 3.5, 5)
-nh.check_between("μP: the loss falls by about 4 times (largest factor over the widths)", max(mup_factors),
-                 3.5, 5)
+final_ratio = [ntk.loss_end / mup.loss_end for ntk, mup in zip(results["ntk"], results["mup"])]
+nh.check_between("comparable final loss: NTK's / μP's after 50 steps, smallest over the widths",
+                 min(final_ratio), 1 / 3, 3)
+nh.check_between("comparable final loss: NTK's / μP's after 50 steps, largest over the widths",
+                 max(final_ratio), 1 / 3, 3)
+slow = course.trained("μP, η = 0.02", 1024)[0]
+nh.check_between("μP at η = 0.02 (the explorer's setting), width 1024: the loss falls by about 4 times",
+                 float(slow.loss[0] / slow.loss[-1]), 3.5, 5)
+nh.check_between("μP at η = 0.02: the feature kernel still moves by Θ(1) (smallest change, widths 256, 4096)",
+                 min(course.trained("μP, η = 0.02", m)[0].feature_change for m in (256, 4096)), 0.25, 0.45)
 
 # %% [markdown]
 # 所以，**惰性**的意思是：网络拟合了数据（它的输出从随机的 $f_0$ 走到 $y$，变化约为 $\lVert y - f_0\rVert$；
 # 这里它约为 $2|y|$，只是因为这个网络的 $f_0$ 比目标 $y = \sin 2\xi_1$ 大），而它的核和特征（几乎）停留在出发点。
-# 两次训练并不处在同一阶段：50 步中 NTK 参数化的损失下降到原来的百分之一以下，μP（$\eta = 0.02$）的损失只下降到
-# 约四分之一，所以 μP 的变化是一个仍在拟合中的网络的变化。权重在移动，相对变化为 $m^{-1/2}$，特征也随之移动（$m^{-1/2}$，与一步之后相同）。
+# 两次训练结束时处在同一阶段：50 步之后，NTK 训练的损失为 0.0025 到 0.0091，μP 的为 0.0029 到 0.0040，随宽度而不同。
+# （若用一步实验中的 $\eta = 0.02$，μP 的损失在 50 步中只会下降到约四分之一：它的特征仍会移动 $\Theta(1)$，
+# 但那是一个离拟合还很远的网络的特征。）权重在移动，相对变化为 $m^{-1/2}$，特征也随之移动（$m^{-1/2}$，与一步之后相同）。
 # 特征*核*的移动还要更小（$m^{-1}$；原因见下面的问题 5）。NTK 的变化介于两者之间：3 个随机种子平均的斜率为 −0.71，
 # 但逐个种子分别为 −0.53、−0.89 和 −0.72。Lee et al. (2019) 证明它的变化至多是 $m^{-1/2}$ 的量级（对光滑的激活函数、
 # 平方损失和 $\eta < \eta_\text{critical}$）；对光滑的激活函数，这个变化实际上是 $1/m$ 的量级（Dyer & Gur-Ari 2020；
 # Huang & Yau 2020），用 tanh 做同样的实验，斜率为 −1.02（3 个随机种子）。ReLU 的折点给出一个介于其间、噪声更大的斜率。
 #
-# 在 μP 下，对这个只有一个隐藏层的网络，四种变化都不随宽度缩小：在每个宽度下，NTK 移动 0.21，其余三者移动
-# 0.32 到 0.40（3 个随机种子）。这并不适用于更深网络的每一个权重矩阵。有两个隐藏层时，$m \times m$ 矩阵 $W^2$
-# 相对其自身大小的移动随宽度减小，而它算出的预激活 $h^2$ 仍然移动 $\Theta(1)$（两者如何同时成立：见下面的问题 4）：
+# 在 μP 下，对这个只有一个隐藏层的网络，四种变化都不随宽度缩小：在每个宽度下，NTK 移动 0.56 到 0.62，其余三者移动
+# 0.64 到 0.76（3 个随机种子）。这并不适用于更深网络的每一个权重矩阵。有两个隐藏层时（μP，$\eta = 0.02$，50 步），
+# $m \times m$ 矩阵 $W^2$ 相对其自身大小的移动随宽度减小，而它算出的预激活 $h^2$ 仍然移动 $\Theta(1)$
+# （两者如何同时成立：见下面的问题 4）：
 
 # %%
 deep = {m: course.hidden_matrix_movement(m) for m in (256, 1024)}   # μP, 2 hidden layers, η = 0.02, 50 steps
@@ -356,13 +379,20 @@ nh.check_close("μP, two hidden layers: slope of W²'s relative Frobenius change
                nh.loglog_slope([256, 1024], [deep[m]["frobenius"] for m in (256, 1024)]), -0.5, atol=0.1)
 nh.check_between("μP, two hidden layers: h² moves by Θ(1) at both widths (smallest change)",
                  min(deep[m]["features"] for m in (256, 1024)), 0.3, 1.0)
-nh.check_close("μP, one hidden layer, 50 steps: the NTK's change at every width (0.21)",
-               [row.ntk for row in results["mup"]], [0.21] * 3, atol=0.005)
+mup_ntk = [row.ntk for row in results["mup"]]
+nh.check_close("μP, one hidden layer, 50 steps: the NTK's smallest and largest change (0.56, 0.62)",
+               [min(mup_ntk), max(mup_ntk)], [0.56, 0.62], atol=0.005)
 others = [getattr(row, q) for row in results["mup"] for q in ("features", "feature_kernel", "weights")]
-nh.check_close("μP, one hidden layer: features, feature kernel, weights, smallest change (0.32)",
-               min(others), 0.32, atol=0.005)
-nh.check_close("μP, one hidden layer: features, feature kernel, weights, largest change (0.40)",
-               max(others), 0.40, atol=0.005)
+nh.check_close("μP, one hidden layer: features, feature kernel, weights, smallest change (0.64)",
+               min(others), 0.64, atol=0.005)
+nh.check_close("μP, one hidden layer: features, feature kernel, weights, largest change (0.76)",
+               max(others), 0.76, atol=0.005)
+nh.check_close("the final losses quoted: NTK at widths 256, 1024, 4096 / (0.0091, 0.0025, 0.0038)",
+               [row.loss_end for row in results["ntk"]] / np.array([0.0091, 0.0025, 0.0038]), np.ones(3),
+               rtol=0.03)
+nh.check_close("the final losses quoted: μP at widths 256, 1024, 4096 / (0.0040, 0.0029, 0.0034)",
+               [row.loss_end for row in results["mup"]] / np.array([0.0040, 0.0029, 0.0034]), np.ones(3),
+               rtol=0.03)
 
 # %% [markdown]
 # 上表的另一个推论：μP 在初始化时的输出按 $m^{-1/2}$ 缩小（输出方差 $m^{-2}$，对 $m$ 个单元求和）。
@@ -441,10 +471,12 @@ nh.check_close("the numbers quoted for readers of chapter 4: the two gaps (0.022
 # 这个网络唯一的隐藏特征是输入层的预激活 $h^1$，所以适用于它们的是表中的 $\Delta h^1$ 一列，而不是开头那张图的
 # $\Delta h^l$ 一列。图下方的文字给出特征核的相对变化和 $\eta\,\lambda_\max/n$，即梯度下降的稳定性数：
 # $\lambda_\max$ 是初始化时按学习率加权的 NTK 的最大特征值，这个数超过 2 时，线性化网络会发散。
+# 这些设置与一步实验中的相同，所以这里 μP 用 $\eta = 0.02$ 训练：它的损失比上面 50 步的比较中下降得慢。
 
 # %% tags=["nbval-ignore-output"]
+options = [(course.setting_name(s), s) for s in course.SETTINGS]          # (label shown, value the code sees)
 nh.widgets.live_figure(course.draw_training,
-                       setting=nh.widgets.dropdown("setting", "NTK, η = 0.5", options=list(course.SETTINGS)),
+                       setting=nh.widgets.dropdown("setting", "NTK, η = 0.5", options=options),
                        width=nh.widgets.width_slider(1024, options=(64, 256, 1024, 4096)))
 
 # %% [markdown]
@@ -460,9 +492,10 @@ nh.widgets.live_figure(course.draw_training,
 #
 # </details>
 #
-# 2. 固定 $\eta = 0.005$ 的标准参数化：在宽度 64 时它的稳定性数为 0.33。它的 $\lambda_\max$ 随 $m$ 线性增长：
-#    它的隐藏层和输出层学习率是 NTK 参数化的 $m$ 倍，而加权核对它们是线性的（下面的问题 2 会详细推导）。
-#    预测在四个宽度中从哪一个起梯度下降会发散；然后检验。在那之前它的特征怎样变化？
+# 2. 固定 $\eta = 0.005$ 的标准参数化。表中只说这一行在 $m \to \infty$ 时失败；它没有说从哪个宽度起失败，也没有说
+#    在那之前会发生什么。在宽度 64 时它的稳定性数为 0.33，而它的 $\lambda_\max$ 随 $m$ 线性增长：它的隐藏层和输出层
+#    学习率是 NTK 参数化的 $m$ 倍，而加权核对它们是线性的（下面的问题 2 会详细推导）。预测在四个宽度中从哪一个起
+#    梯度下降会发散，以及在此之前的宽度上特征移动得多还是少；然后检验。
 #
 # <details><summary>答案</summary>
 #
@@ -475,7 +508,7 @@ nh.widgets.live_figure(course.draw_training,
 #
 # </details>
 #
-# 3. 现在看 “standard, η = 1/m”：它的稳定性数依赖于宽度吗？根据 $\Delta h^1$ 一列预测它的特征核变化关于 $m$
+# 3. 现在看“标准参数化，η = 1/m”：它的稳定性数依赖于宽度吗？根据 $\Delta h^1$ 一列预测它的特征核变化关于 $m$
 #    的斜率，假设一个特征的变化与特征核的变化之间差着与 NTK 参数化下相同的额外因子 $m^{-1/2}$。
 #
 # <details><summary>答案</summary>

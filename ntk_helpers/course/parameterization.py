@@ -76,6 +76,12 @@ def setting_name(setting: str) -> str:
             "standard, η = 1/m": _("standard, η = 1/m")}.get(setting, setting)
 
 
+def parameterization_name(parameterization: str) -> str:
+    """"ntk", "mup" or "standard" as printed and drawn (translated)."""
+    return {"ntk": _("NTK parameterization"), "mup": "μP",
+            "standard": _("standard parameterization")}[parameterization]
+
+
 def row_name(row: str) -> str:
     """A row of :data:`ABC` as printed (translated)."""
     return {"standard, fixed η": _("standard, fixed η"), "standard, η ∝ 1/m": _("standard, η ∝ 1/m"),
@@ -209,7 +215,14 @@ def _rms(t: torch.Tensor) -> float:
 def one_step_changes(setting: str, width: int, *, sigma_b: float = 0.0, activation: str = "relu") -> np.ndarray:
     """``[relative RMS change of h^1, of h^2, RMS change of f]`` after one SGD step of a two-hidden-layer network
     in ``setting`` at ``width`` (seed 0). It trains on y + f_0(x), so the first residual is exactly -y at every
-    width, whatever the random initial function f_0."""
+    width, whatever the random initial function f_0. Cached (the opening figure and the measurement share it);
+    each call returns a new array."""
+    return np.array(_one_step_changes(setting, check_int("width", width, minimum=1),
+                                      float(check_nonnegative("sigma_b", sigma_b)), activation))
+
+
+@lru_cache(maxsize=64)
+def _one_step_changes(setting: str, width: int, sigma_b: float, activation: str) -> tuple:
     parameterization = _setting(setting)[0]
     x, y = training_data()
     model = network(parameterization, width, depth=2, sigma_b=sigma_b, activation=activation)
@@ -218,7 +231,7 @@ def one_step_changes(setting: str, width: int, *, sigma_b: float = 0.0, activati
     train(model, x, y + f_before, lr=learning_rate(setting, width), steps=1, track_kernels=False)
     with torch.no_grad():
         h_after, f_after = preactivations(model, x), model(x)[:, 0]
-    return np.array([_rms(a - b) / _rms(b) for a, b in zip(h_after, h_before)] + [_rms(f_after - f_before)])
+    return tuple([_rms(a - b) / _rms(b) for a, b in zip(h_after, h_before)] + [_rms(f_after - f_before)])
 
 
 @dataclass(frozen=True)
@@ -326,39 +339,54 @@ def draw_initialization(widths, he: list, shrunk: list):
         ax.set_xlabel("width m")
         ax.set_title(title, fontsize=10.5)
         ax.legend(fontsize="small")
-    axes[0].set_ylabel("RMS of the pre-activations")
+    axes[0].set_ylabel(_("RMS of the pre-activations"))
     return slopes
 
 
 # ---------------------------------------------------------------- figures
 
-def idea_diagram():
-    """The lesson's picture: the predicted change of a hidden feature in one SGD step against the width, one line
-    per row of the table (the exponents of :func:`one_step_exponents`), coloured by parameterization. Returns
-    the figure."""
+def idea_diagram(measured_widths=None, measured=None):
+    """The lesson's picture: the predicted change of a hidden feature (h^2) in one SGD step against the width,
+    one line per row of the table (the exponents of :func:`one_step_exponents`), coloured by parameterization,
+    relative to its value at m = 64. ``measured[setting]``: optional measured changes of h^2 at
+    ``measured_widths`` (from :func:`one_step_changes`), drawn as points; each setting's points are multiplied by
+    one constant (the least-squares one in log scale) so that they sit next to their line: their slope is the
+    measurement, their height is not. Returns the figure."""
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+
+    from .plotting import width_ticks
 
     widths = np.array([64, 256, 1024, 4096], dtype=float)
-    fig, ax = plt.subplots(figsize=(8.4, 4.2))
-    rows = [("standard, fixed η", COLOURS["standard"], "-", _("standard, fixed η: blows up")),
-            ("μP", COLOURS["mup"], "-", _("μP: features learn")),
-            ("NTK", COLOURS["ntk"], "-", _("NTK: lazy (kernel regime)")),
-            ("standard, η ∝ 1/m", COLOURS["standard"], "--",
+    fig, ax = plt.subplots(figsize=(9.6, 5.4), layout="constrained")
+    rows = [("standard, fixed η", "standard, fixed η = 0.005", COLOURS["standard"], "-", "o",
+             _("standard, fixed η: blows up")),
+            ("μP", "μP, η = 0.02", COLOURS["mup"], "-", "o", _("μP: features learn")),
+            ("NTK", "NTK, η = 0.5", COLOURS["ntk"], "-", "o", _("NTK: lazy (kernel regime)")),
+            ("standard, η ∝ 1/m", "standard, η = 1/m", COLOURS["standard"], "--", "s",
              _("standard, η ∝ 1/m: lazy as well, line shifted down for visibility"))]
-    for row, colour, style, text in rows:
+    for row, setting, colour, style, marker, text in rows:
         exponent = float(one_step_exponents(width_exponents(*ABC[row]))[1])
         shift = 0.93 if row == "standard, η ∝ 1/m" else 1.0                   # the two lazy lines coincide
-        ax.loglog(widths, shift * (widths / widths[0]) ** exponent, style, color=colour, lw=2.2,
+        line = lambda m: shift * (np.asarray(m, dtype=float) / widths[0]) ** exponent
+        ax.loglog(widths, line(widths), style, color=colour, lw=2.2,
                   label=_("{text} (predicted {power})").format(
                       text=text, power=power(Fraction(exponent).limit_denominator(2))))
+        if measured is not None and setting in measured:
+            values = np.asarray(measured[setting], dtype=float)
+            scale = math.exp(float(np.mean(np.log(line(measured_widths)) - np.log(values))))
+            ax.loglog(measured_widths, scale * values, marker, color=colour, ms=8, mfc="white", mew=2)
     ax.axhline(1, color="0.6", lw=0.6)
-    from .plotting import width_ticks
     width_ticks(ax, widths.astype(int))
     ax.set_xlabel("width m")
-    ax.set_ylabel(_("predicted feature change in one step\n(relative to m = 64)"))
-    ax.set_title(_("One power of m decides: features freeze (NTK), keep moving (μP) "
-                   "or blow up (standard, fixed η)"))
-    ax.legend(loc="upper left", fontsize="small")
+    ax.set_ylabel(_("feature change in one step\n(relative to m = 64)"))
+    ax.set_title(_("One power of m decides: features freeze (NTK),\nkeep moving (μP) "
+                   "or blow up (standard, fixed η)"), fontsize=11)
+    handles, labels = ax.get_legend_handles_labels()
+    if measured is not None:
+        handles.append(Line2D([], [], marker="o", ls="", color="0.3", mfc="white", mew=2, ms=8))
+        labels.append(_("measured after one step (each row scaled by one constant)"))
+    fig.legend(handles, labels, loc="outside lower center", ncol=2, fontsize="small")
     return fig
 
 
@@ -367,29 +395,42 @@ def _parameterization_style(setting: str) -> dict:
     return dict(color=COLOURS[parameterization], ls="--" if per_width else "-")
 
 
-def draw_one_step(widths, changes: dict, column: int = 1):
+def _one_step_panels():
+    """(y label, takeaway title) of the three panels of :func:`draw_one_step`: h^1, h^2, f."""
+    return [(_("relative change of h¹ (input layer)"),
+             _("Δh¹: every row but μP shrinks as m grows")),
+            (_("relative change of h² (hidden layer)"),
+             _("Δh²: μP flat, NTK shrinks, standard at fixed η grows")),
+            (_("change of f (RMS)"),
+             _("Δf: flat, except standard at fixed η (grows like m)"))]
+
+
+def draw_one_step(widths, changes: dict):
     """Measured one-step changes (``changes[setting]`` with rows per width, as :func:`one_step_changes` returns
-    them stacked) of h^2 (``column=1``) against the width, with fitted slopes, coloured by parameterization.
-    Returns ``{setting: slope}``."""
+    them stacked) against the width: one panel each for h^1, h^2 and f, with fitted slopes, coloured by
+    parameterization. Returns ``{setting: [slope of h^1, of h^2, of f]}``."""
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(9.6, 4))
-    slopes = {}
-    for setting, values in changes.items():
-        y = np.asarray(values)[:, column]
-        slope, intercept = np.polyfit(np.log(widths), np.log(y), 1)
-        style = _parameterization_style(setting)
-        ax.loglog(widths, y, "o", color=style["color"])
-        ax.loglog(widths, np.exp(intercept) * np.asarray(widths, dtype=float) ** slope, alpha=0.7, **style,
-                  label=_("{label} (slope {slope:.2f})").format(label=setting_name(setting), slope=slope))
-        slopes[setting] = float(slope)
     from .plotting import width_ticks
-    width_ticks(ax, widths)
-    ax.set_xlabel("width m")
-    ax.set_ylabel("relative change of h² after one step")
-    ax.set_title(_("One SGD step: μP's features move the same at every width, NTK's shrink like m^-1/2,\n"
-                   "the standard parameterization's grow like m^1/2 at a fixed η"))
-    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1))
+
+    fig, axes = plt.subplots(1, 3, figsize=(13.5, 4.8), layout="constrained")
+    slopes = {setting: [] for setting in changes}
+    for column, (ax, (ylabel, title)) in enumerate(zip(axes, _one_step_panels())):
+        for setting, values in changes.items():
+            y = np.asarray(values)[:, column]
+            slope, intercept = np.polyfit(np.log(widths), np.log(y), 1)
+            style = _parameterization_style(setting)
+            ax.loglog(widths, y, "s" if style["ls"] == "--" else "o", color=style["color"], mfc="white", mew=1.8)
+            ax.loglog(widths, np.exp(intercept) * np.asarray(widths, dtype=float) ** slope, alpha=0.8, **style,
+                      label=setting_name(setting) if column == 0 else "_nolegend_")
+            slopes[setting].append(float(slope))
+        width_ticks(ax, widths)
+        ax.set_xlabel("width m")
+        ax.set_ylabel(ylabel)
+        ax.set_title(title, fontsize=10)
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncol=len(changes), fontsize="small",
+               title=_("lines: fitted power laws (slopes printed above)"), title_fontsize="small")
+    fig.suptitle(_("One SGD step: only μP moves every layer by the same amount at every width"))
     return slopes
 
 
@@ -409,25 +450,30 @@ def draw_movement(widths, results: dict):
     ``{(parameterization, quantity): slope}``."""
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, len(results), figsize=(10.4, 4), sharey=True)
+    from .plotting import width_ticks
+
+    fig, axes = plt.subplots(1, len(results), figsize=(10.8, 4.2), sharey=True)
     slopes = {}
-    names = {"ntk": _("NTK parameterization"), "mup": "μP"}
+    titles = {"ntk": _("NTK parameterization: all four shrink as m grows"),
+              "mup": _("μP: all four stay of order one")}
+    widths_array = np.asarray(widths, dtype=float)
     for ax, (parameterization, rows) in zip(np.atleast_1d(axes), results.items()):
-        for what, marker in QUANTITIES.items():
+        for i, (what, marker) in enumerate(QUANTITIES.items()):
             y = np.array([getattr(row, what) for row in rows])
             slope, intercept = np.polyfit(np.log(widths), np.log(y), 1)
-            ax.loglog(widths, y, marker, color=COLOURS[parameterization], ms=7,
+            offset = 1.12 ** (i - (len(QUANTITIES) - 1) / 2)        # sideways, so that equal values stay visible
+            ax.loglog(widths_array * offset, y, marker, color=COLOURS[parameterization], ms=7, mfc="white", mew=1.8,
                       label=_("{label} (slope {slope:.2f})").format(label=quantity_label(what), slope=slope))
-            ax.loglog(widths, np.exp(intercept) * np.asarray(widths, dtype=float) ** slope, "-",
+            ax.loglog(widths_array * offset, np.exp(intercept) * widths_array ** slope, "-",
                       color=COLOURS[parameterization], alpha=0.5)
             slopes[parameterization, what] = float(slope)
-        from .plotting import width_ticks
         width_ticks(ax, widths)
-        ax.set_xlabel("width m")
-        ax.set_title(names.get(parameterization, parameterization))
+        ax.set_xlabel(_("width m (the four markers offset sideways)"))
+        ax.set_title(titles.get(parameterization, parameterization_name(parameterization)), fontsize=10.5)
         ax.legend(fontsize="small", loc="lower left")
-    np.atleast_1d(axes)[0].set_ylabel("relative change after 50 steps")
-    fig.suptitle(_("50 steps: under NTK everything inside freezes as m grows; under μP nothing does"))
+    np.atleast_1d(axes)[0].set_ylabel(_("relative change after 50 steps"))
+    fig.suptitle(_("50 steps, similar final loss: inside the NTK-parameterized network everything freezes as m "
+                   "grows; under μP nothing does"), fontsize=11)
     return slopes
 
 
@@ -489,14 +535,15 @@ def draw_training(setting: str, width: int) -> None:
     if record.diverged_at is not None:
         loss_title = _("The loss overflows")
     elif factor > 1:
-        loss_title = _("The loss falls by a factor of {factor:.3g} in 50 steps").format(factor=factor)
+        loss_title = _("The loss falls by a factor of {factor} in 50 steps").format(
+            factor=f"{factor:.3g}" if factor < 1000 else f"{factor:.0f}")
     else:
         loss_title = _("The loss does not fall")
     right.set_title(loss_title, fontsize=10.5)
-    right.set_xlabel("step")
-    right.set_ylabel("training loss")
-    left.set_xlabel("feature kernel entry before training")
-    left.set_ylabel("same entry after training")
+    right.set_xlabel(_("step"))
+    right.set_ylabel(_("training loss"))
+    left.set_xlabel(_("feature kernel entry before training"))
+    left.set_ylabel(_("same entry after training"))
     if record.diverged_at is not None:
         fig.suptitle(_("Diverged: η·λ_max/n is above 2 at this width"))
         left.text(0.5, 0.5, _("diverged at step {step}:\nno kernel after training").format(step=record.diverged_at),
@@ -505,9 +552,9 @@ def draw_training(setting: str, width: int) -> None:
         left.axis("off")
     else:
         left.scatter(record.features_start.flatten(), record.features_end.flatten(), s=8, color=colour,
-                     label="kernel entries")
+                     label=_("kernel entries"))
         lims = [float(record.features_start.min()), float(record.features_start.max())]
-        left.plot(lims, lims, "k--", lw=1, label="no change")
+        left.plot(lims, lims, "k--", lw=1, label=_("no change"))
         left.legend()
         if record.feature_change > 0.05:
             fig.suptitle(_("Feature learning: the feature kernel's entries leave the diagonal"))
@@ -521,6 +568,6 @@ def draw_training(setting: str, width: int) -> None:
 
 __all__ = ["ABC", "COLOURS", "Classification", "Movement", "QUANTITIES", "ROW", "SETTINGS", "WidthExponents",
            "classify", "describe_training", "hidden_matrix_movement", "draw_initialization", "draw_movement", "draw_one_step", "draw_training",
-           "idea_diagram", "learning_rate", "movement", "network", "nontrivial_name", "one_step_changes", "one_step_exponents", "power",
+           "idea_diagram", "learning_rate", "movement", "network", "nontrivial_name", "parameterization_name", "one_step_changes", "one_step_exponents", "power",
            "preactivation_rms", "quantity_label", "regime_name", "row_name", "setting_name", "stability_number",
            "trained", "training_data", "width_exponents"]
