@@ -9,8 +9,9 @@
 #   needs the *triple* $(\Sigma(x,x), \Sigma(x',x'), \Sigma(x,x'))$;
 # - where this recursion comes from (Gaussian units, and the NTK as a sum over layers), checked on networks of
 #   width 4096;
-# - 4.1.2: what depth does to the kernels of a ReLU network: correlations creep to 1 like $1/l^2$, the NNGP
-#   becomes constant, the NTK keeps a full-rank part, and predictions off the training set flatten;
+# - 4.1.2: what depth does to the kernels of a ReLU network: the correlation $c_l$ of two inputs creeps to 1, with
+#   $1 - c_l$ falling like $1/l^2$, the NNGP becomes constant, the NTK keeps a full-rank part, and predictions off
+#   the training set flatten;
 # - the ordered and chaotic phases of tanh and erf networks, the edge of chaos $\chi_1 = 1$ between them, and the
 #   degenerate case without a bias.
 #
@@ -146,7 +147,6 @@ for layer in (1, 2):                                           # two hidden laye
 print(nh._("recursion, output: Σ(x,x′) = {sigma:.4f}, Θ(x,x′) = {theta:.4f}").format(
     sigma=float(Sigma[0, 1]), theta=float(Theta[0, 1])))
 
-# %% [markdown]
 # %% tags=["check"]
 package = nh.mlp(2, "relu", sigma_w=sigma_w, sigma_b=sigma_b).kernel(pair)
 nh.check_close("NNGP of the loop vs nh.mlp(...).kernel", Sigma, package.nngp, rtol=1e-12)
@@ -160,7 +160,10 @@ nh.check_close("NTK of the loop vs nh.mlp(...).kernel", Theta, package.ntk, rtol
 # Now the network. Its modules alternate dense layer and ReLU; the output of each dense layer is a pre-activation
 # $z^{(l)}$ (the last one is $f$). The 4096 units of one layer are (nearly) independent samples of that layer's
 # Gaussian process, so the average of $z_i(x)\,z_i(x')$ over the units estimates $\Sigma^{(l)}(x,x')$, within a
-# standard error (SE): the products' standard deviation divided by $\sqrt{4096} = 64$.
+# standard error (SE): the products' standard deviation divided by $\sqrt{4096} = 64$. That SE counts only the
+# sampling of layer $l$'s own units. Layer 1 is finite too: its own random deviation shifts every unit of layer 2
+# alike, which no average over layer 2 removes. So layer 2 misses the recursion by more than its SE says: over
+# 12 seeds its errors had a root-mean-square of about 2 SE, and 2–3 SE is no sign of a bug.
 
 # %%
 network_of = lambda seed: nh.mlp(2, "relu", sigma_w=sigma_w, sigma_b=sigma_b).network(3, width=width,
@@ -214,23 +217,24 @@ right.legend(loc="upper left", fontsize=9)
 plt.show()
 
 # %% [markdown]
-# **Why Gaussian?** Each unit of layer 2 sums 4096 ReLU outputs, and they are far from Gaussian (left). Why is the
-# sum Gaussian, and why with the variance the recursion predicts?
+# **What do the zeros do?** Half of the 4096 numbers that layer 2 sums are exactly 0 (the spike on the left).
+# Do these dead inputs make layer 2's units any less Gaussian? What do they do to the variance? Predict before
+# you open the answer; step 1 above has what you need.
 #
 # <details><summary>Answer</summary>
 #
-# Given layer 1, unit $i$ of layer 2 is $\frac{\sigma_w}{\sqrt m}\sum_j W_{ij}h_j^{(1)} + \sigma_b b_i$ with fresh
-# Gaussian weights and bias: a linear combination of independent Gaussians, so exactly Gaussian, with variance
-# $\sigma_w^2|h^{(1)}|^2/m + \sigma_b^2$, the same for every unit. The ReLU outputs only set that variance, through
-# the average $|h^{(1)}|^2/m$ over 4096 units, which is close to its limit $\mathbb E[\phi(u)^2]$ (law of large
-# numbers): hence the variance $\Sigma^{(2)}(x',x')$. With non-Gaussian weights the central limit theorem gives
-# the same in the limit.
+# They cost nothing in Gaussianity. Given layer 1, unit $i$ of layer 2 is
+# $\frac{\sigma_w}{\sqrt m}\sum_j W_{ij}h_j^{(1)} + \sigma_b b_i$: a zero $h_j^{(1)}$ only drops one Gaussian term,
+# and the roughly 2048 others still add up to an exactly Gaussian unit. The zeros do halve the variance: it is
+# $\sigma_w^2|h^{(1)}|^2/m + \sigma_b^2$, and the average of $h_j^{(1)2}$ over the units is close to
+# $\mathbb E[\phi(u)^2] = \Sigma^{(1)}(x',x')/2$ (here 1.07 = 2.14/2), half of what it would be without the ReLU.
+# That half is why $\sigma_w^2 = 2$ (He et al. 2015) keeps the variance from shrinking layer after layer.
 #
 # </details>
 
 # %% tags=["check"]
-# Tolerance 6 SE: the layers below are finite too (over 12 seeds the layer-2 errors scattered about 1.6 times
-# the naive SE), so 6 SE is about 4 real standard deviations.
+# Tolerance 6 SE: the layers below are finite too (over 12 seeds the layer-2 errors had a root-mean-square of
+# 1.9 naive SE), so 6 SE is about 3 real standard deviations.
 errors_in_se = []
 for layer in (1, 2):
     z = preactivations[layer - 1].detach()
@@ -245,6 +249,11 @@ nh.check_close("fraction of the units within one standard deviation (6 binomial 
                atol=6 * binomial_se)
 nh.check_close("fraction of the ReLU outputs that are 0 (6 binomial SE)",
                float((inputs == 0).double().mean()), 0.5, atol=6 * math.sqrt(0.25 / width))
+half = float((inputs ** 2).mean())                                             # |h^(1)(x′)|² / m
+nh.check_close("the answer: |h⁽¹⁾(x′)|²/m vs Σ⁽¹⁾(x′,x′)/2 (6 SE)", half, float(predicted_sigma[0][1, 1]) / 2,
+               atol=6 * float((inputs ** 2).std()) / math.sqrt(width))
+nh.check_close("the answer: the two numbers, rounded", [half, float(predicted_sigma[0][1, 1])], [1.07, 2.14],
+               atol=5e-3)
 
 # %% [markdown]
 # ### Where the recursion comes from, step 2: the NTK, layer by layer
@@ -271,10 +280,14 @@ nh.check_close("fraction of the ReLU outputs that are 0 (6 binomial SE)",
 #   the units into an average.
 # - **The one subtle step.** Averaged over $j$, the two bracketed factors give
 #   $\langle\delta^{(l+1)}(x),\delta^{(l+1)}(x')\rangle$ *if* the $W$ of the backward pass may be treated as
-#   independent of the forward pass, which used the same $W$. This "gradient independence" is exact in the limit
-#   when the readout weights are fresh: drawn with mean zero, independently of everything else, and used nowhere
-#   else in the forward pass (Yang 2020, *Tensor Programs II*). Our MLP satisfies this. The law of large numbers then
-#   turns the average of $\phi'\phi'$ into $\mathbb E[\phi'(u)\phi'(v)]$.
+#   independent of the forward pass, which used the same $W$. Why that is plausible: the forward pass uses $W$
+#   only through the products $Wh$ with its own vectors $h$, while the backward vector $\delta^{(l+1)}$ carries
+#   the readout weights, fresh random numbers of mean zero; the correlations between $W^\top\delta$ and those
+#   products are averages of terms of random sign, which vanish as $m\to\infty$. This is a heuristic, not a
+#   proof. Yang (2020, *Tensor Programs II*) proves that this "gradient independence" gives the exact limit when
+#   the readout weights are drawn with mean zero, independently of everything else, and used nowhere else in
+#   the forward pass, as in our MLP. The law of large numbers then turns the average of $\phi'\phi'$ into
+#   $\mathbb E[\phi'(u)\phi'(v)]$.
 #
 # So every layer above multiplies the backward inner product by $\dot\Sigma^{(l+1)} = \sigma_w^2\,\mathbb E[\phi'(u)\phi'(v)]$,
 # and
@@ -434,8 +447,8 @@ plt.show()
 
 # %% [markdown]
 # **Explain, then predict.** (a) Why do the steps shrink near $c = 1$? (b) Twelve layers took the correlation from
-# 0 to 0.897. How many layers does it take to pass 0.99? Write down a number, then find where the curve of the next
-# figure crosses $10^{-2}$.
+# 0 to 0.897. How many layers does it take to pass 0.999? Write down a number, then find where the curve of the
+# next figure crosses $10^{-3}$.
 #
 # <details><summary>Answer</summary>
 #
@@ -443,10 +456,12 @@ plt.show()
 # and diagonal, which is the length of the next step, shrinks faster than $1 - c$ itself. The fixed point $c^* = 1$
 # attracts, but only *marginally*: the approach is polynomial, not exponential.
 #
-# (b) 57 layers: 45 for the last 0.09, almost four times the 12 for the first 0.897. Each layer closes a smaller
-# fraction of the remaining gap $1 - c$ than the one before: the first closes about a third of it (the staircase
-# jumps from 0 to 0.32), later layers ever less. So the gap falls only like a power of $l$; the next section
-# derives it.
+# (b) 199 layers. Already 0.99 takes 57: 45 layers for the last 0.09, almost four times the 12 for the first
+# 0.897. Each layer closes a smaller fraction of the remaining gap $1 - c$ than the one before: the first closes
+# about a third of it (the staircase jumps from 0 to 0.32), later layers ever less. So the gap falls only like a
+# power of $l$. If you scaled the gap 0.103 at $l = 12$ by $(12/l)^2$, you got about 122 layers: too few, because
+# the law $1 - c_l \approx 9\pi^2/(2l^2)$, derived next, holds only for large $l$; at $l = 12$ it would give 0.31,
+# three times the true gap.
 #
 # </details>
 
@@ -464,6 +479,15 @@ nh.check_close("answer (b): c after 12 layers", path[12], 0.897, atol=5e-4)
 passes = int((longer > 0.99).nonzero()[0])
 nh.check_that("answer (b): the correlation first passes 0.99 after 57 layers", passes == 57, measured=passes,
               expected=57)
+farther = nh.correlation_trajectory(torch.tensor(0.0, dtype=torch.float64), 300, "relu")
+passes = int((farther > 0.999).nonzero()[0])
+nh.check_that("answer (b): the correlation first passes 0.999 after 199 layers", passes == 199,
+              measured=passes, expected=199)
+nh.check_close("answer (b): the gap at l = 12 scaled by (12/l)² reaches 10⁻³ at l ≈ 122",
+               12 * math.sqrt((1 - float(path[12])) / 1e-3), 122, atol=1)
+law_at_12 = 9 * math.pi ** 2 / (2 * 12 ** 2)
+nh.check_close("answer (b): 9π²/(2l²) at l = 12, about three times the true gap",
+               [law_at_12, law_at_12 / (1 - float(path[12]))], [0.31, 3.0], atol=0.01)
 nh.check_that("answer (b): each layer closes a smaller fraction of the gap", bool((closed.diff() < 0).all()))
 nh.check_close("answer (b): the fraction of the gap that the first layer closes (1/π)", closed[0],
                1 / math.pi, rtol=1e-12)
@@ -668,26 +692,43 @@ nh.check_that("the test MSE grows with every depth step", all(a < b for a, b in 
 nh.check_between("test MSE at depth 50 / variance of the labels (near predicting the mean)",
                  test_mse[-1] / float(y[test].var()), 0.5, 1.0)
 nh.check_between("spread of the test predictions, depth 50 / depth 1 (they flatten)", spread, 0.0, 0.25)
-nh.check_close("question 5 at the end: the spread ratio (about a sixth), test MSE at depth 50, variance",
+nh.check_close("question 5 at the end: the spread ratio, the test MSE at depth 50, the label variance",
                [spread, test_mse[-1], float(y[test].var())], [1 / 6, 0.101, 0.129], atol=5e-3)
 
 # %% [markdown]
 # ## Order and chaos (tanh, erf)
 #
 # For a bounded activation with a bias, the variance map has a fixed point $q^* > 0$, reached within a few layers.
-# One number then decides the fate of correlations: the slope of the correlation map at $c = 1$,
+# Once both inputs have the variance $q^*$, one layer maps their correlation by the general **correlation map**
 #
-# $$\chi_1 = \sigma_w^2\,\mathbb E_{z\sim\mathcal N(0,1)}\bigl[\phi'(\sqrt{q^*}\,z)^2\bigr]$$
+# $$c_{l+1} = \rho(c_l), \qquad \rho(c) = \frac{\sigma_w^2\,\mathbb E[\phi(u)\phi(v)] + \sigma_b^2}{q^*}, \qquad
+#   (u, v) \sim \mathcal N\Bigl(0,\ q^*\begin{pmatrix}1 & c\\ c & 1\end{pmatrix}\Bigr)$$
 #
-# (Poole et al. 2016; Schoenholz et al. 2017). It is also $\dot\Sigma(x,x)$ at $q^*$: the factor by which every layer
-# scales the squared norm of a backpropagated gradient (step 2).
+# (for ReLU at $\sigma_w^2 = 2$ without a bias it is the $\rho$ of 4.1.2, at any $q$).
+#
+# **Its slope is $\dot\Sigma$.** For a centred Gaussian pair, $\partial\,\mathbb E[\phi(u)\phi(v)] / \partial\,
+# \mathrm{Cov}(u,v) = \mathbb E[\phi'(u)\phi'(v)]$ at fixed variances (Price's theorem, or Gaussian integration by
+# parts). Here $\mathrm{Cov}(u,v) = q^*c$, so the $q^*$ cancels:
+#
+# $$\rho'(c) = \sigma_w^2\,\mathbb E[\phi'(u)\phi'(v)] = \dot\Sigma(x,x'),$$
+#
+# the $\dot\Sigma$ of a pair of inputs at correlation $c$. At $c = 1$ this is the number that decides the fate of
+# correlations (Poole et al. 2016; Schoenholz et al. 2017):
+#
+# $$\chi_1 = \rho'(1) = \sigma_w^2\,\mathbb E_{z\sim\mathcal N(0,1)}\bigl[\phi'(\sqrt{q^*}\,z)^2\bigr] = \dot\Sigma(x,x),$$
+#
+# the factor by which every layer scales the squared norm of a backpropagated gradient (step 2). For ReLU at
+# $\sigma_w^2 = 2$, $\dot\Sigma(x,x) = 1$: that is why its map has slope exactly 1 at $c = 1$.
 #
 # - $\chi_1 < 1$, **ordered**: all inputs become perfectly correlated, exponentially fast: $1 - c$ shrinks by about
 #   $\chi_1$ per layer (depth scale $-1/\ln\chi_1$). The NTK tends, more slowly than the NNGP, to the constant matrix
 #   $q^*/(1-\chi_1)\,\mathbf 1\mathbf 1^\top$: rank one, so gradient descent can move all outputs only together.
-# - $\chi_1 > 1$, **chaotic**: correlations settle at a fixed point $c^* < 1$. Pairs more correlated than $c^*$ are
-#   pushed apart, less correlated ones pulled together. $\Theta(x,x)$ grows like $\chi_1^l$ while the off-diagonal
-#   entries stay bounded, so the normalized NTK tends to the identity: every input looks unrelated to every other,
+# - $\chi_1 > 1$, **chaotic**: $c = 1$ repels, and correlations settle at the stable fixed point $c^* < 1$ of $\rho$,
+#   where the slope $\chi_c = \rho'(c^*)$ is below 1. Pairs more correlated than $c^*$ are pushed apart, less
+#   correlated ones pulled together, and the distance to $c^*$ shrinks by about $\chi_c$ per layer: the chaotic
+#   phase's depth scale is $-1/\ln\chi_c$. $\Theta(x,x)$ grows like $\chi_1^l$, while off the diagonal the recursion
+#   becomes $\Theta(x,x') \leftarrow q^*c^* + \chi_c\,\Theta(x,x')$, which stays bounded (it tends to
+#   $q^*c^*/(1-\chi_c)$). So the normalized NTK tends to the identity: every input looks unrelated to every other,
 #   and nothing generalizes.
 # - $\chi_1 = 1$, the **edge of chaos**: the slow, polynomial regime, like ReLU at $\sigma_w^2 = 2$.
 #
@@ -696,12 +737,14 @@ nh.check_close("question 5 at the end: the spread ratio (about a sixth), test MS
 # variance dies out, $q^* = 0$. On the diagram below it is the bottom edge $\sigma_b^2 = 0$, $\sigma_w^2 \le 1$, which
 # ends where the edge-of-chaos line meets it, at $(1, 0)$.
 #
-# - **Gradients.** Below the boundary, $\sigma_w^2\phi'(0)^2 < 1$, the variance, the backpropagated gradients and
-#   the NTK's scale vanish exponentially with depth, as in the ordered phase. *On* the boundary,
+# - **Gradients.** Below the boundary, $\sigma_w^2\phi'(0)^2 < 1$, the variance and the NTK's scale vanish
+#   exponentially with depth, and so do the gradients that reach the early layers. (In the ordered phase only the
+#   gradients do: there $q \to q^* > 0$ and $\Theta(x,x) \to q^*/(1-\chi_1)$.) *On* the boundary,
 #   $\sigma_w^2\phi'(0)^2 = 1$, the variance falls only like $1/(2l)$, gradients shrink only polynomially, and
 #   $\Theta(x,x)$ tends to ½, not to 0.
-# - **Correlations** neither go to 1 nor settle at some $c^* < 1$: the pre-activations shrink into the range where
-#   $\phi$ is linear, the correlation map tends to the identity, and correlations *freeze* near where they started.
+# - **Correlations** neither go to 1 nor approach a common $c^*$: the pre-activations shrink into the range where
+#   $\phi$ is linear, the correlation map tends to the identity, and each pair's correlation *freezes*: it barely
+#   moves from where it started.
 
 # %%
 sigma_w2_grid = torch.linspace(0.5, 4.0, 36, dtype=torch.float64)
@@ -735,13 +778,14 @@ nh.check_close("χ₁ at the published edge of chaos (1.761, 0.05) (5e-3: its th
 
 # %% [markdown]
 # The correlation of two inputs through 40 tanh layers in each phase (labelled $(\sigma_w^2, \sigma_b^2)$, always with
-# $\sigma_b^2 = 0.05$), from $c_0 = 0.2$ (solid) and from $c_0 = 0.95$ (dashed):
+# $\sigma_b^2 = 0.05$), from $c_0 = 0.2$ (solid) and from $c_0 = 0.95$ (dashed). Both inputs start at the variance
+# $q_0 = 1$, not at $q^*$, so the first layers also carry the variance to its fixed point:
 
 # %%
 phases = {nh._("ordered (1.0, 0.05)"): 1.0, nh._("edge (1.761, 0.05)"): 1.761,  # σ_w² of each
           nh._("chaotic (3.0, 0.05)"): 3.0}
 starts = torch.tensor([0.2, 0.95], dtype=torch.float64)
-fig, ax = plt.subplots()
+fig, ax = plt.subplots(figsize=(9.5, 4.2))
 paths = []                                                                   # ordered, edge, chaotic
 for index, (name, w2) in enumerate(phases.items()):
     paths.append(nh.correlation_trajectory(starts, 40, "tanh", sigma_w=math.sqrt(w2),
@@ -752,8 +796,9 @@ ax.plot([], [], "k-", label=nh._("from c₀ = 0.2"))
 ax.plot([], [], "k--", label=nh._("from c₀ = 0.95"))
 ax.set_xlabel(nh._("layer"))
 ax.set_ylabel(nh._("correlation c_l"))
-ax.set_title(nh._("Order pulls correlations to 1; chaos drives them to c* < 1 from above and below"))
-ax.legend(fontsize=9, ncol=2)
+ax.set_title(nh._("Order pulls correlations to 1, the edge only slowly; chaos drives them to c* < 1 "
+                  "from both sides"), fontsize=11)
+ax.legend(fontsize=9, loc="upper left", bbox_to_anchor=(1.01, 1.0))     # outside: the curves cross inside
 plt.show()
 chaotic_w2 = list(phases.values())[-1]
 chaos = nh.signal_regime("tanh", sigma_w=math.sqrt(chaotic_w2), sigma_b=math.sqrt(0.05))
@@ -761,14 +806,20 @@ print(nh._("chaotic (σ_w² = {w2}): χ₁ = {chi:.3f}, c* = {c_star:.3f}, depth
     w2=chaotic_w2, chi=chaos.chi1, c_star=chaos.c_star, scale=chaos.depth_scale))
 
 # %% [markdown]
+# The edge's dashed curve first dips, from 0.950 to 0.944 in four layers, and only then rises. That is the start at
+# $q_0 = 1$, above the edge's $q^* = 0.57$. While the variance shrinks, layer $l$ maps $c$ with the slope
+# $\sigma_w^2\,\mathbb E[\phi'(\sqrt{q_l}\,z)^2]\,q_l/q_{l+1}$ at $c = 1$, and the ratio $q_l/q_{l+1} > 1$ lifts it
+# above 1 (1.10 in the first layer, less in each layer after): for a few layers the edge acts chaotically and pushes the pair
+# apart. Started at $q_0 = q^*$, the dashed curve rises at every layer.
+#
 # **Predict, then run.** In the cell above, raise the chaotic $\sigma_w^2$ from 3.0 to 4.0 (make the last entry of
 # `phases` read `"chaotic (4.0, 0.05)": 4.0`) and run it again. Will $c^*$ be higher or lower, and will the dashed
 # curve get there in fewer or more layers? (Set it back to 3.0 afterwards.)
 #
 # <details><summary>Answer</summary>
 #
-# Lower, and faster: $c^* = 0.165$ instead of 0.299, depth scale 7.0 layers instead of 9.1, and the dashed curve is
-# down to about 0.33 after 20 layers instead of 40. A larger $\sigma_w^2$ makes each layer stretch small
+# Lower, and faster: $c^* = 0.165$ instead of 0.299, depth scale $-1/\ln\chi_c$ 7.0 layers instead of 9.1, and
+# the dashed curve is down to about 0.33 after 20 layers instead of 40. A larger $\sigma_w^2$ makes each layer stretch small
 # differences more ($\chi_1 = 1.342$ instead of 1.209), so nearby inputs are pushed apart faster, and every pair
 # ends less correlated.
 #
@@ -791,6 +842,33 @@ nh.check_close("the answer: χ₁, c*, depth scale at σ_w² = 3 and 4",
                [1.209, 0.299, 9.05, 1.342, 0.165, 6.98], atol=6e-3)
 nh.check_close("the answer: the dashed curve after 20 layers at σ_w² = 4 and after 40 at σ_w² = 3",
                [hotter_path[20, 1], paths[2][40, 1]], [0.33, 0.33], atol=0.01)
+# The chaotic depth scale is −1/ln χ_c, χ_c = ρ′(c*) = Σ̇(x,x′) at c* (central difference of one layer at q*).
+one_layer = lambda c0: float(nh.correlation_trajectory(torch.tensor(c0, dtype=torch.float64), 1, "tanh",
+                                                       sigma_w=math.sqrt(3.0), sigma_b=math.sqrt(0.05),
+                                                       q0=chaos.q_star)[1])
+chi_c = (one_layer(chaos.c_star + 1e-5) - one_layer(chaos.c_star - 1e-5)) / 2e-5
+nh.check_close("chaotic depth scale = −1/ln ρ′(c*)", chaos.depth_scale, -1 / math.log(chi_c), rtol=1e-6)
+nh.check_close("ρ′(1) = χ₁ (one-sided difference: 1e-4)", (1 - one_layer(1 - 1e-6)) / 1e-6, chaos.chi1,
+               rtol=1e-4)
+chaotic_pair = nh.mlp(60, "tanh", sigma_w=math.sqrt(3.0), sigma_b=math.sqrt(0.05)).kernel(
+    nh.pair_at_angle(math.pi / 3)).ntk
+nh.check_close("chaotic: Θ(x,x′) at depth 60 vs q*c*/(1 − χ_c) (2 %: still approaching)", chaotic_pair[0, 1],
+               chaos.q_star * chaos.c_star / (1 - chi_c), rtol=0.02)
+edge_dashed = paths[1][:, 1]
+nh.check_close("the dip: the edge's dashed curve at its lowest, 4 layers in", edge_dashed.min(), 0.944,
+               atol=5e-4)
+nh.check_that("the dip: lowest after 4 layers", int(edge_dashed.argmin()) == 4,
+              measured=int(edge_dashed.argmin()), expected=4)
+edge_regime = nh.signal_regime("tanh", sigma_w=math.sqrt(1.761), sigma_b=math.sqrt(0.05))
+nh.check_close("the dip: the edge's q*", edge_regime.q_star, 0.57, atol=5e-3)
+near_one = torch.tensor(1 - 1e-6, dtype=torch.float64)
+first_slope = (1 - float(nh.correlation_trajectory(near_one, 1, "tanh", sigma_w=math.sqrt(1.761),
+                                                   sigma_b=math.sqrt(0.05))[1])) / 1e-6
+nh.check_close("the dip: the first layer's slope at c = 1, from q₀ = 1", first_slope, 1.10, atol=5e-3)
+from_q_star = nh.correlation_trajectory(starts, 40, "tanh", sigma_w=math.sqrt(1.761), sigma_b=math.sqrt(0.05),
+                                        q0=edge_regime.q_star)[:, 1]
+nh.check_that("the dip: from q₀ = q* the dashed curve rises at every layer",
+              bool((from_q_star.diff() > 0).all()))
 
 # %% [markdown]
 # The degenerate case, bias-free tanh at $\sigma_w = 0.5$, $0.8$ and on the boundary $\sigma_w = 1$: the variance
@@ -812,9 +890,11 @@ left.set_ylim(1e-12, 3)
 middle.axhline(0.5, color="k", ls=":", lw=1)
 right.set_ylim(0.4, 0.52)
 for ax, x_label, y_label, title in (
-        (left, nh._("layer l"), nh._("variance q_l"), nh._("The variance dies, like 1/(2l) at σ_w = 1")),
+        (left, nh._("layer l = L + 1"), nh._("variance q_l"),
+         nh._("The variance dies, like 1/(2l) at σ_w = 1")),
         (middle, nh._("depth L"), "Θ(x,x)", nh._("So does the NTK's scale, but not at σ_w = 1 (→ ½)")),
-        (right, nh._("depth L"), nh._("normalized NNGP at 60°"), nh._("The correlation freezes"))):
+        (right, nh._("depth L"), nh._("normalized NNGP at 60°"),
+         nh._("The correlation barely moves, never towards 1"))):
     ax.set_xlabel(x_label)
     ax.set_ylabel(y_label)
     ax.set_title(title, fontsize=11)
@@ -835,9 +915,9 @@ print(nh._("tanh, σ_w = 1, no bias: Θ(x,x) = {d10:.3f}, {d100:.3f}, {d1000:.3f
 # $\dot\Sigma^{(k)}(x,x) = \mathbb E[\tanh'(\sqrt{q_{k-1}}\,z)^2] \approx 1 - 2q_{k-1} \approx 1 - 1/k$, so the product
 # of the factors above layer $l$ is about $l/L$: the squared gradient reaching layer $l$ shrinks only like $l/L$,
 # polynomially. Then $\Theta(x,x) \approx \sum_l \frac1{2l}\cdot\frac lL = \frac12$: every layer contributes about
-# $1/(2L)$. The printout approaches it: 0.616, 0.520, 0.503. Below the boundary both the variance and the factors
-# shrink by about $\sigma_w^2$ per layer, and $\Theta(x,x)$ falls exponentially: below $10^{-18}$ at depth 100 for
-# $\sigma_w = 0.8$.
+# $1/(2L)$. The printout approaches it: 0.616, 0.520, 0.503. Below the boundary the variance shrinks by a factor
+# of about $\sigma_w^2$ per layer and each backward factor is about $\sigma_w^2 < 1$, so their product shrinks
+# geometrically too, and $\Theta(x,x)$ falls exponentially: below $10^{-18}$ at depth 100 for $\sigma_w = 0.8$.
 #
 # </details>
 
@@ -848,6 +928,8 @@ nh.check_between("relative drift of the 60° NNGP over 100 layers, σ_w = 0.5", 
 nh.check_between("relative drift of the 60° NNGP over 100 layers, σ_w = 0.8", abs(drift[0.8]), 0.0, 0.02)
 nh.check_between("relative drift of the 60° NNGP over 100 layers, σ_w = 1.0 (the boundary)", abs(drift[1.0]),
                  0.03, 0.10)
+nh.check_that("the right panel's curves stay inside its limits 0.4 .. 0.52",
+              all(0.4 < float(v.min()) and float(v.max()) < 0.52 for v in at_60_nngp.values()))
 nh.check_that("the correlation never moves towards 1", all(d < 0 for d in drift.values()),
               measured=str(drift), expected="every drift < 0")
 nh.check_close("q at σ_w = 1 after 101 layers vs 1/(2l) (5 %: higher-order terms)",
@@ -897,8 +979,9 @@ nh.check_close("chaotic NTK: normalized, the identity", nh.normalize(chaotic),
 # The explorer draws the normalized NTK $\Theta(x,x')/\Theta(x,x)$ (solid) and NNGP $\Sigma(x,x')/\Sigma(x,x)$ (dashed)
 # between a fixed input $x$ and inputs $x'$ at angle $\theta$ on the same circle, at the chosen depth, with depth 1
 # drawn faint for reference. Above the plot a paragraph names the regime of the current settings, computed from
-# $q^*$ and $\chi_1$, and a readout gives both kernels at 60° (input correlation 0.5). The $\sigma_w$ slider holds the
-# exact value $\sqrt2$ ($\sigma_w^2 = 2$) between 1.40 and 1.45. Read the questions below first, predict, then move
+# $q^*$ and $\chi_1$; the title names the regime and gives both kernels at 60° (input correlation 0.5), so the
+# saved figure of the starting settings (relu, $\sigma_w = \sqrt2$, no bias, depth 10) carries its numbers too.
+# The $\sigma_w$ slider holds the exact value $\sqrt2$ ($\sigma_w^2 = 2$) between 1.40 and 1.45. Read the questions below first, predict, then move
 # the sliders to check.
 
 # %%
@@ -915,7 +998,7 @@ def draw_collapse(depth, activation, sigma_w, sigma_b):
     ax.axhline(0, color="k", lw=0.5)
     ax.set_xlabel(nh._("angle θ between the inputs (degrees)"))
     ax.set_ylabel(nh._("normalized kernel  K(x,x′)/K(x,x)"))
-    ax.set_title(sp.title(activation, sigma_w, sigma_b))
+    ax.set_title(sp.figure_title(activation, sigma_w, sigma_b, depth), fontsize=11)
     ax.legend(fontsize=9)
     print(sp.report(activation, sigma_w, sigma_b, depth))
 
@@ -944,8 +1027,9 @@ nh.widgets.live_figure(
 # </details>
 #
 # **2. How much does a bias matter at $\sigma_w = \sqrt2$?** Set depth 100 and read the NTK at 60° without a bias.
-# Predict: with $\sigma_b = 0.5$, is it higher or lower, and by a little or a lot? Then keep the bias and set
-# $\sigma_w = 2.00$.
+# Predict: with $\sigma_b = 0.5$, is it higher or lower, and by a little or a lot? Hint: the variance map
+# $q_{l+1} = \tfrac{\sigma_w^2}{2}q_l + \sigma_b^2$ says how the variance grows; how large a share of it is the bias
+# after $l$ layers? Then keep the bias and set $\sigma_w = 2.00$.
 #
 # <details><summary>Answer</summary>
 #
@@ -959,22 +1043,24 @@ nh.widgets.live_figure(
 #
 # </details>
 #
-# **3. Where does tanh turn chaotic?** Choose tanh and $\sigma_b = 0.50$, so $\sigma_b^2 = 0.25$. On the phase diagram
-# above, read the $\sigma_w^2$ where the line $\chi_1 = 1$ crosses $\sigma_b^2 = 0.25$, and predict the $\sigma_w$ at which
-# the title switches from "ordered" to "chaotic". Then check, and try erf at the same settings. Last, back to tanh
-# at $\sigma_w = 1.60$: before you move depth to 100, predict from the paragraph above the plot what the NNGP curve
-# will look like there, and which angles move up and which down.
+# **3. Where does tanh turn chaotic?** First, before you move anything, predict from the chaotic bullet of
+# "Order and chaos": in a chaotic tanh network 100 layers deep, what does the NNGP curve look like, and which
+# angles have moved up since depth 1, which down? Then choose tanh and $\sigma_b = 0.50$, so $\sigma_b^2 = 0.25$. On
+# the phase diagram above, read the $\sigma_w^2$ where the line $\chi_1 = 1$ crosses $\sigma_b^2 = 0.25$, and predict the
+# $\sigma_w$ at which the title switches from "ordered" to "chaotic". Check, try erf at the same settings, and last
+# set tanh at $\sigma_w = 1.60$ and depth 100 to check your first prediction.
 #
 # <details><summary>Answer</summary>
+#
+# At $\sigma_w = 1.60$ and depth 100 the tanh NNGP curve is nearly flat, near $c^* = 0.928$ at every angle but 0°:
+# 0.925 at 60°, 0.924 at 175° (from $-0.514$ at depth 1). Less correlated pairs were pulled up to $c^*$; the pair
+# at 5° was pushed apart, from 0.996 at depth 1 to 0.956, and is still on its way down: the depth scale
+# $-1/\ln\chi_c$ is 33.4 layers here. The NTK, meanwhile, is 0.032 at 60°: on its way to 0.
 #
 # The line crosses near $\sigma_w^2 \approx 2.4$, so $\sigma_w \approx 1.55$. At 1.50 the title says ordered
 # ($\chi_1 = 0.967$, depth scale 30 layers), at 1.55 edge of chaos ($\chi_1 = 1.0002$), at 1.60 chaotic ($\chi_1 = 1.033$,
 # $c^* = 0.928$). erf switches earlier: at $\sigma_w = 1.50$ it is already chaotic ($\chi_1 = 1.098$, $c^* = 0.815$),
 # because it is steeper near 0 ($\phi'(0) = 2/\sqrt\pi \approx 1.13$, against 1 for tanh).
-#
-# At depth 100 the tanh NNGP curve is nearly flat, near $c^* = 0.928$ at every angle but 0°: 0.925 at 60°, 0.924 at
-# 175° (from $-0.514$ at depth 1). Less correlated pairs were pulled up to $c^*$; the pair at 5° was pushed apart,
-# from 0.996 at depth 1 to 0.956, and is still on its way down. The NTK, meanwhile, is 0.032 at 60°: on its way to 0.
 #
 # </details>
 
@@ -1001,6 +1087,8 @@ nh.check_that("answer 3: ordered, edge, chaotic for tanh at σ_w = 1.50, 1.55, 1
               expected="ordered, edge of chaos, chaotic, chaotic")
 nh.check_close("answer 3: χ₁ of tanh at σ_w = 1.50, 1.55, 1.60 and of erf at 1.50",
                [found.chi1 for found in regimes.values()], [0.967, 1.0002, 1.033, 1.098], atol=6e-4)
+nh.check_close("answer 3: the depth scale −1/ln χ_c of tanh at 1.60", regimes["tanh", 1.6].depth_scale, 33.4,
+               atol=0.05)
 nh.check_close("answer 3: c* of tanh at 1.60 and of erf at 1.50",
                [regimes["tanh", 1.6].c_star, regimes["erf", 1.5].c_star], [0.928, 0.815], atol=5e-4)
 hot = sp.ring_kernels("tanh", 1.6, 0.5)

@@ -226,3 +226,30 @@ def test_the_recursion_diagram_shows_both_updates():
     assert r"\Theta^{(l+1)} = \Sigma^{(l+1)} + \sigma_w^2\dot E\," in texts
     assert len([child for child in ax.get_children() if isinstance(child, matplotlib.text.Annotation)]) == 6
     plt.close(ax.figure)
+
+
+def test_the_chaotic_depth_scale_is_the_slope_of_the_correlation_map_at_c_star():
+    """Learner item: the chaotic "depth scale" is −1/ln χ_c with χ_c the slope of the correlation map at c*, not
+    1/ln χ₁. tanh, σ_w² = 3, σ_b² = 0.05: a central difference of the map at c* (variance q*) gives χ_c."""
+    w, b = math.sqrt(3.0), math.sqrt(0.05)
+    found = nh.signal_regime("tanh", sigma_w=w, sigma_b=b)
+    step = lambda c: float(nh.correlation_trajectory(torch.tensor(c, dtype=torch.float64), 1, "tanh", sigma_w=w,
+                                                     sigma_b=b, q0=found.q_star)[1])
+    h = 1e-5
+    slope = (step(found.c_star + h) - step(found.c_star - h)) / (2 * h)
+    assert slope == pytest.approx(math.exp(-1 / found.depth_scale), rel=1e-6), (slope, found.depth_scale)
+    assert found.depth_scale == pytest.approx(9.05, abs=5e-3), found.depth_scale
+    assert 1 / math.log(found.chi1) == pytest.approx(5.27, abs=5e-3)          # the other, wrong candidate
+    text = sp.describe("tanh", math.sqrt(3.0), math.sqrt(0.05), 50)
+    assert "−1/ln χ_c = 9.1 layers" in text and f"χ_c = {slope:.3f}" in text, text
+
+
+def test_the_figure_title_carries_the_readout():
+    text = sp.figure_title("relu", sp.SQRT2, 0.0, 10)
+    first, second = text.split("\n")
+    assert first == sp.title("relu", sp.SQRT2, 0.0), text
+    kernels = sp.ring_kernels("relu", sp.SQRT2, 0.0)
+    ntk, nngp = relu_edge_kernels(60.0, 10)[::-1]
+    assert second == f"at 60°, depth 10: NTK {ntk:.3f}, NNGP {nngp:.3f} (depth 1: " \
+                     f"{float(kernels.ntk[0, sp.AT_60]):.3f}, {float(kernels.nngp[0, sp.AT_60]):.3f})", text
+    assert "NTK 0.373, NNGP 0.898" in second, text

@@ -9,8 +9,8 @@
 # - 4.1.1：逐层计算 MLP 的 NNGP 核 $\Sigma$ 与神经正切核 $\Theta$，以及为什么每一步都需要*三元组*
 #   $(\Sigma(x,x), \Sigma(x',x'), \Sigma(x,x'))$；
 # - 这个递归从何而来（高斯单元；NTK 是对各层的求和），并在宽度为 4096 的网络上验证；
-# - 4.1.2：深度对 ReLU 网络的核做了什么：相关系数按 $1/l^2$ 缓慢趋于 1，NNGP 变为常数，NTK 保留一个满秩部分，
-#   训练集之外的预测趋于平坦；
+# - 4.1.2：深度对 ReLU 网络的核做了什么：两个输入的相关系数 $c_l$ 缓慢趋于 1，$1 - c_l$ 按 $1/l^2$ 下降，
+#   NNGP 变为常数，NTK 保留一个满秩部分，训练集之外的预测趋于平坦；
 # - tanh 与 erf 网络的有序相和混沌相、两者之间的混沌边缘 $\chi_1 = 1$，以及无偏置时的退化情形。
 #
 # **预备知识：** 第 01 课（NTK 是什么）、高斯过程、反向传播。
@@ -141,8 +141,6 @@ for layer in (1, 2):                                           # two hidden laye
 print(nh._("recursion, output: Σ(x,x′) = {sigma:.4f}, Θ(x,x′) = {theta:.4f}").format(
     sigma=float(Sigma[0, 1]), theta=float(Theta[0, 1])))
 
-# %% [markdown]
-#
 # %% tags=["check"]
 package = nh.mlp(2, "relu", sigma_w=sigma_w, sigma_b=sigma_b).kernel(pair)
 nh.check_close("NNGP of the loop vs nh.mlp(...).kernel", Sigma, package.nngp, rtol=1e-12)
@@ -156,7 +154,9 @@ nh.check_close("NTK of the loop vs nh.mlp(...).kernel", Theta, package.ntk, rtol
 # 现在看网络本身。它的模块由全连接层与 ReLU 交替组成；每个全连接层的输出都是预激活 $z^{(l)}$
 # （最后一个就是 $f$）。同一层的 4096 个单元（近似）是该层高斯过程的独立样本，所以 $z_i(x)\,z_i(x')$
 # 在各单元上的平均值是 $\Sigma^{(l)}(x,x')$ 的估计，其误差在一个标准误（SE）的量级：即乘积的标准差除以
-# $\sqrt{4096} = 64$。
+# $\sqrt{4096} = 64$。这个标准误只计入第 $l$ 层自身单元的抽样。第 1 层也是有限宽的：它自己的随机偏差会让
+# 第 2 层的所有单元一起偏移，对第 2 层求平均消除不了它。所以第 2 层与递归的差距比它的标准误所示的更大：
+# 在 12 个种子上，这些误差的均方根约为 2 个标准误，出现 2–3 个标准误的偏差并不说明有错误。
 
 # %%
 network_of = lambda seed: nh.mlp(2, "relu", sigma_w=sigma_w, sigma_b=sigma_b).network(3, width=width,
@@ -210,22 +210,24 @@ right.legend(loc="upper left", fontsize=9)
 plt.show()
 
 # %% [markdown]
-# **为什么是高斯分布？** 第 2 层的每个单元都是 4096 个 ReLU 输出之和，而这些输出远不是高斯分布（左图）。
-# 为什么它们的和服从高斯分布，而且方差恰好是递归公式预测的那个值？
+# **这些零起什么作用？** 第 2 层求和的 4096 个数中有一半恰好为 0（左图中的尖峰）。
+# 这些“死掉”的输入会让第 2 层的单元变得不那么高斯吗？它们对方差有什么影响？先预测，再打开答案；
+# 上面的第 1 步已经包含了所需的一切。
 #
 # <details><summary>答案</summary>
 #
-# 给定第 1 层，第 2 层的单元 $i$ 是 $\frac{\sigma_w}{\sqrt m}\sum_j W_{ij}h_j^{(1)} + \sigma_b b_i$，其中权重和偏置都是
-# 全新抽取的高斯变量：这是相互独立的高斯变量的线性组合，因此精确服从高斯分布，方差为
-# $\sigma_w^2|h^{(1)}|^2/m + \sigma_b^2$，对每个单元都相同。ReLU 输出只通过在 4096 个单元上的平均值
-# $|h^{(1)}|^2/m$ 决定这个方差，而这个平均值接近它的极限 $\mathbb E[\phi(u)^2]$（大数定律）：于是方差就是
-# $\Sigma^{(2)}(x',x')$。如果权重不是高斯的，中心极限定理在极限下给出同样的结论。
+# 它们丝毫不损害高斯性。给定第 1 层，第 2 层的单元 $i$ 是
+# $\frac{\sigma_w}{\sqrt m}\sum_j W_{ij}h_j^{(1)} + \sigma_b b_i$：一个为零的 $h_j^{(1)}$ 只是去掉了一个高斯项，
+# 其余大约 2048 项加起来仍然是一个严格高斯的单元。但这些零确实让方差减半：方差是
+# $\sigma_w^2|h^{(1)}|^2/m + \sigma_b^2$，而 $h_j^{(1)2}$ 在各单元上的平均接近
+# $\mathbb E[\phi(u)^2] = \Sigma^{(1)}(x',x')/2$（这里为 1.07 = 2.14/2），只有没有 ReLU 时的一半。
+# 正是这一半，使得 $\sigma_w^2 = 2$（He et al. 2015）能让方差不再逐层缩小。
 #
 # </details>
 
 # %% tags=["check"]
-# Tolerance 6 SE: the layers below are finite too (over 12 seeds the layer-2 errors scattered about 1.6 times
-# the naive SE), so 6 SE is about 4 real standard deviations.
+# Tolerance 6 SE: the layers below are finite too (over 12 seeds the layer-2 errors had a root-mean-square of
+# 1.9 naive SE), so 6 SE is about 3 real standard deviations.
 errors_in_se = []
 for layer in (1, 2):
     z = preactivations[layer - 1].detach()
@@ -240,6 +242,11 @@ nh.check_close("fraction of the units within one standard deviation (6 binomial 
                atol=6 * binomial_se)
 nh.check_close("fraction of the ReLU outputs that are 0 (6 binomial SE)",
                float((inputs == 0).double().mean()), 0.5, atol=6 * math.sqrt(0.25 / width))
+half = float((inputs ** 2).mean())                                             # |h^(1)(x′)|² / m
+nh.check_close("the answer: |h⁽¹⁾(x′)|²/m vs Σ⁽¹⁾(x′,x′)/2 (6 SE)", half, float(predicted_sigma[0][1, 1]) / 2,
+               atol=6 * float((inputs ** 2).std()) / math.sqrt(width))
+nh.check_close("the answer: the two numbers, rounded", [half, float(predicted_sigma[0][1, 1])], [1.07, 2.14],
+               atol=5e-3)
 
 # %% [markdown]
 # ### 递归从何而来，第 2 步：逐层看 NTK
@@ -265,9 +272,12 @@ nh.check_close("fraction of the ReLU outputs that are 0 (6 binomial SE)",
 # - 前向传播中的因子 $\sigma_w/\sqrt m$ 出现了两次：$\sigma_w^2$ 保留下来，而 $1/m$ 把对各单元的求和变成了平均。
 # - **唯一微妙的一步。** 对 $j$ 取平均后，两个方括号因子给出
 #   $\langle\delta^{(l+1)}(x),\delta^{(l+1)}(x')\rangle$，*前提是*反向传播中的 $W$ 可以当作与前向传播相互独立，
-#   尽管前向传播用的是同一个 $W$。这种“梯度独立性”在极限下精确成立，条件是读出层权重是全新的：
-#   均值为零、与其他一切相互独立地抽取，并且在前向传播的其他地方都没有用到（Yang 2020，*Tensor Programs II*）。
-#   我们的 MLP 满足这个条件。随后大数定律把 $\phi'\phi'$ 的平均变成 $\mathbb E[\phi'(u)\phi'(v)]$。
+#   尽管前向传播用的是同一个 $W$。为什么这说得通：前向传播只通过乘积 $Wh$（$h$ 为前向传播自己的向量）用到 $W$，
+#   而反向向量 $\delta^{(l+1)}$ 带着读出层权重，它们是均值为零的全新随机数；$W^\top\delta$ 与那些乘积之间的相关
+#   是许多符号随机的项的平均，在 $m\to\infty$ 时趋于零。这只是启发式的论证，不是证明。Yang（2020，
+#   *Tensor Programs II*）证明了：只要读出层权重均值为零、与其他一切相互独立地抽取，并且在前向传播的其他地方都没有
+#   用到（我们的 MLP 正是如此），这种“梯度独立性”就给出精确的极限。随后大数定律把 $\phi'\phi'$ 的平均变成
+#   $\mathbb E[\phi'(u)\phi'(v)]$。
 #
 # 因此，上方的每一层都把反向内积乘以 $\dot\Sigma^{(l+1)} = \sigma_w^2\,\mathbb E[\phi'(u)\phi'(v)]$，
 # 于是
@@ -424,7 +434,7 @@ plt.show()
 
 # %% [markdown]
 # **先解释，再预测。** (a) 为什么台阶在 $c = 1$ 附近变短？(b) 十二层把相关系数从 0 推到 0.897。
-# 要越过 0.99 需要多少层？先写下一个数，再到下一张图中找曲线穿过 $10^{-2}$ 的位置。
+# 要越过 0.999 需要多少层？先写下一个数，再到下一张图中找曲线穿过 $10^{-3}$ 的位置。
 #
 # <details><summary>答案</summary>
 #
@@ -432,9 +442,11 @@ plt.show()
 # （也就是下一级台阶的长度）比 $1 - c$ 本身缩小得更快。不动点 $c^* = 1$ 是吸引的，但只是*临界*吸引：
 # 逼近的速度是多项式的，而不是指数的。
 #
-# (b) 57 层：最后的 0.09 用了 45 层，几乎是最初 0.897 所用 12 层的四倍。每一层消除的剩余间隙 $1 - c$
-# 的比例都比前一层小：第一层消除了约三分之一（阶梯从 0 跳到 0.32），之后各层越来越少。因此间隙只按 $l$
-# 的某个幂次下降；下一节推导这个幂次。
+# (b) 199 层。仅仅越过 0.99 就要 57 层：最后的 0.09 用了 45 层，几乎是最初 0.897 所用 12 层的四倍。
+# 每一层消除的剩余间隙 $1 - c$ 的比例都比前一层小：第一层消除了约三分之一（阶梯从 0 跳到 0.32），之后各层越来越少。
+# 因此间隙只按 $l$ 的某个幂次下降。如果把 $l = 12$ 处的间隙 0.103 按 $(12/l)^2$ 缩放，会得到约 122 层：太少了，
+# 因为下面推导的规律 $1 - c_l \approx 9\pi^2/(2l^2)$ 只在 $l$ 很大时成立；在 $l = 12$ 处它给出 0.31，
+# 是真实间隙的三倍。
 #
 # </details>
 
@@ -452,6 +464,15 @@ nh.check_close("answer (b): c after 12 layers", path[12], 0.897, atol=5e-4)
 passes = int((longer > 0.99).nonzero()[0])
 nh.check_that("answer (b): the correlation first passes 0.99 after 57 layers", passes == 57, measured=passes,
               expected=57)
+farther = nh.correlation_trajectory(torch.tensor(0.0, dtype=torch.float64), 300, "relu")
+passes = int((farther > 0.999).nonzero()[0])
+nh.check_that("answer (b): the correlation first passes 0.999 after 199 layers", passes == 199,
+              measured=passes, expected=199)
+nh.check_close("answer (b): the gap at l = 12 scaled by (12/l)² reaches 10⁻³ at l ≈ 122",
+               12 * math.sqrt((1 - float(path[12])) / 1e-3), 122, atol=1)
+law_at_12 = 9 * math.pi ** 2 / (2 * 12 ** 2)
+nh.check_close("answer (b): 9π²/(2l²) at l = 12, about three times the true gap",
+               [law_at_12, law_at_12 / (1 - float(path[12]))], [0.31, 3.0], atol=0.01)
 nh.check_that("answer (b): each layer closes a smaller fraction of the gap", bool((closed.diff() < 0).all()))
 nh.check_close("answer (b): the fraction of the gap that the first layer closes (1/π)", closed[0],
                1 / math.pi, rtol=1e-12)
@@ -653,37 +674,52 @@ nh.check_that("the test MSE grows with every depth step", all(a < b for a, b in 
 nh.check_between("test MSE at depth 50 / variance of the labels (near predicting the mean)",
                  test_mse[-1] / float(y[test].var()), 0.5, 1.0)
 nh.check_between("spread of the test predictions, depth 50 / depth 1 (they flatten)", spread, 0.0, 0.25)
-nh.check_close("question 5 at the end: the spread ratio (about a sixth), test MSE at depth 50, variance",
+nh.check_close("question 5 at the end: the spread ratio, the test MSE at depth 50, the label variance",
                [spread, test_mse[-1], float(y[test].var())], [1 / 6, 0.101, 0.129], atol=5e-3)
 
 # %% [markdown]
 # ## 有序与混沌（tanh、erf）
 #
 # 对带偏置的有界激活函数，方差映射有一个不动点 $q^* > 0$，几层之内就能到达。
-# 随后相关系数的命运由一个数决定，即相关映射在 $c = 1$ 处的斜率，
+# 当两个输入的方差都是 $q^*$ 时，一层按一般的**相关映射**变换它们的相关系数：
 #
-# $$\chi_1 = \sigma_w^2\,\mathbb E_{z\sim\mathcal N(0,1)}\bigl[\phi'(\sqrt{q^*}\,z)^2\bigr]$$
+# $$c_{l+1} = \rho(c_l), \qquad \rho(c) = \frac{\sigma_w^2\,\mathbb E[\phi(u)\phi(v)] + \sigma_b^2}{q^*}, \qquad
+#   (u, v) \sim \mathcal N\Bigl(0,\ q^*\begin{pmatrix}1 & c\\ c & 1\end{pmatrix}\Bigr)$$
 #
-# （Poole et al. 2016；Schoenholz et al. 2017）。它也是 $q^*$ 处的 $\dot\Sigma(x,x)$：每一层把反向传播梯度的
-# 平方范数放大或缩小的倍数（第 2 步）。
+# （对无偏置、$\sigma_w^2 = 2$ 的 ReLU，它就是 4.1.2 中的 $\rho$，对任意 $q$ 都一样）。
+#
+# **它的斜率就是 $\dot\Sigma$。** 对中心化的高斯对，$\partial\,\mathbb E[\phi(u)\phi(v)] / \partial\,
+# \mathrm{Cov}(u,v) = \mathbb E[\phi'(u)\phi'(v)]$，其中方差保持不变（Price 定理，或高斯分部积分）。这里
+# $\mathrm{Cov}(u,v) = q^*c$，所以 $q^*$ 被约掉：
+#
+# $$\rho'(c) = \sigma_w^2\,\mathbb E[\phi'(u)\phi'(v)] = \dot\Sigma(x,x'),$$
+#
+# 即相关系数为 $c$ 的一对输入的 $\dot\Sigma$。在 $c = 1$ 处，这就是决定相关系数命运的那个数（Poole et al. 2016；Schoenholz et al. 2017）：
+#
+# $$\chi_1 = \rho'(1) = \sigma_w^2\,\mathbb E_{z\sim\mathcal N(0,1)}\bigl[\phi'(\sqrt{q^*}\,z)^2\bigr] = \dot\Sigma(x,x),$$
+#
+# 即每一层把反向传播梯度的平方范数放大或缩小的倍数（第 2 步）。对 $\sigma_w^2 = 2$ 的 ReLU，
+# $\dot\Sigma(x,x) = 1$：这就是它的映射在 $c = 1$ 处斜率恰好为 1 的原因。
 #
 # - $\chi_1 < 1$，**有序相**：所有输入都变得完全相关，而且是指数式的：$1 - c$ 每层大约乘以 $\chi_1$
 #   （深度尺度为 $-1/\ln\chi_1$）。NTK 比 NNGP 更慢地趋于常数矩阵
 #   $q^*/(1-\chi_1)\,\mathbf 1\mathbf 1^\top$：秩为一，因此梯度下降只能让所有输出一起移动。
-# - $\chi_1 > 1$，**混沌相**：相关系数稳定在某个不动点 $c^* < 1$。相关系数高于 $c^*$ 的输入对被推开，低于 $c^*$ 的被拉近。
-#   $\Theta(x,x)$ 按 $\chi_1^l$ 增长，而非对角元保持有界，所以归一化 NTK 趋于单位矩阵：每个输入看起来都与其他输入无关，
-#   什么也泛化不了。
+# - $\chi_1 > 1$，**混沌相**：$c = 1$ 是排斥的，相关系数稳定在 $\rho$ 的稳定不动点 $c^* < 1$，那里的斜率
+#   $\chi_c = \rho'(c^*)$ 小于 1。相关系数高于 $c^*$ 的输入对被推开，低于 $c^*$ 的被拉近，到 $c^*$ 的距离每层大约乘以
+#   $\chi_c$：混沌相的深度尺度是 $-1/\ln\chi_c$。$\Theta(x,x)$ 按 $\chi_1^l$ 增长，而在非对角元上递归变成
+#   $\Theta(x,x') \leftarrow q^*c^* + \chi_c\,\Theta(x,x')$，它保持有界（趋于 $q^*c^*/(1-\chi_c)$）。
+#   所以归一化 NTK 趋于单位矩阵：每个输入看起来都与其他输入无关，什么也泛化不了。
 # - $\chi_1 = 1$，**混沌边缘**：缓慢的、多项式速度的区域，与 $\sigma_w^2 = 2$ 时的 ReLU 类似。
 #
 # 第四种是退化情形：**无偏置且 $\sigma_w$ 较小**，$\sigma_w^2\phi'(0)^2 \le 1$（tanh 为 $\sigma_w \le 1$，erf 为
 # $\sigma_w \le \sqrt\pi/2 \approx 0.89$）。这时方差映射在 0 以上没有不动点：方差逐渐消失，$q^* = 0$。
 # 在下面的相图上，这种情形是底边 $\sigma_b^2 = 0$、$\sigma_w^2 \le 1$，它的端点 $(1, 0)$ 正是混沌边缘曲线与它相交的地方。
 #
-# - **梯度。** 在边界以下，即 $\sigma_w^2\phi'(0)^2 < 1$ 时，方差、反向传播的梯度和 NTK 的尺度都随深度按指数消失，
-#   与有序相一样。而*在*边界 $\sigma_w^2\phi'(0)^2 = 1$ 上，方差只按 $1/(2l)$ 下降，梯度只以多项式速度缩小，
-#   $\Theta(x,x)$ 趋于 ½，而不是趋于 0。
-# - **相关系数**既不趋于 1，也不停在某个 $c^* < 1$：预激活缩小到 $\phi$ 呈线性的范围内，相关映射趋于恒等映射，
-#   相关系数*冻结*在起始值附近。
+# - **梯度。** 在边界以下，即 $\sigma_w^2\phi'(0)^2 < 1$ 时，方差和 NTK 的尺度都随深度按指数消失，到达前面各层的梯度
+#   也是如此。（在有序相中只有梯度如此：那里 $q \to q^* > 0$，$\Theta(x,x) \to q^*/(1-\chi_1)$。）而*在*边界
+#   $\sigma_w^2\phi'(0)^2 = 1$ 上，方差只按 $1/(2l)$ 下降，梯度只以多项式速度缩小，$\Theta(x,x)$ 趋于 ½，而不是趋于 0。
+# - **相关系数**既不趋于 1，也不趋于一个共同的 $c^*$：预激活缩小到 $\phi$ 呈线性的范围内，相关映射趋于恒等映射，
+#   每一对输入的相关系数都*冻结*了：几乎不离开它的起始值。
 
 # %%
 sigma_w2_grid = torch.linspace(0.5, 4.0, 36, dtype=torch.float64)
@@ -717,13 +753,14 @@ nh.check_close("χ₁ at the published edge of chaos (1.761, 0.05) (5e-3: its th
 
 # %% [markdown]
 # 两个输入的相关系数在每个相中穿过 40 个 tanh 层（图例标出 $(\sigma_w^2, \sigma_b^2)$，始终取
-# $\sigma_b^2 = 0.05$），分别从 $c_0 = 0.2$（实线）和 $c_0 = 0.95$（虚线）出发：
+# $\sigma_b^2 = 0.05$），分别从 $c_0 = 0.2$（实线）和 $c_0 = 0.95$（虚线）出发。两个输入的起始方差都是 $q_0 = 1$，
+# 而不是 $q^*$，所以前几层同时也在把方差带到它的不动点：
 
 # %%
 phases = {nh._("ordered (1.0, 0.05)"): 1.0, nh._("edge (1.761, 0.05)"): 1.761,  # σ_w² of each
           nh._("chaotic (3.0, 0.05)"): 3.0}
 starts = torch.tensor([0.2, 0.95], dtype=torch.float64)
-fig, ax = plt.subplots()
+fig, ax = plt.subplots(figsize=(9.5, 4.2))
 paths = []                                                                   # ordered, edge, chaotic
 for index, (name, w2) in enumerate(phases.items()):
     paths.append(nh.correlation_trajectory(starts, 40, "tanh", sigma_w=math.sqrt(w2),
@@ -734,8 +771,9 @@ ax.plot([], [], "k-", label=nh._("from c₀ = 0.2"))
 ax.plot([], [], "k--", label=nh._("from c₀ = 0.95"))
 ax.set_xlabel(nh._("layer"))
 ax.set_ylabel(nh._("correlation c_l"))
-ax.set_title(nh._("Order pulls correlations to 1; chaos drives them to c* < 1 from above and below"))
-ax.legend(fontsize=9, ncol=2)
+ax.set_title(nh._("Order pulls correlations to 1, the edge only slowly; chaos drives them to c* < 1 "
+                  "from both sides"), fontsize=11)
+ax.legend(fontsize=9, loc="upper left", bbox_to_anchor=(1.01, 1.0))     # outside: the curves cross inside
 plt.show()
 chaotic_w2 = list(phases.values())[-1]
 chaos = nh.signal_regime("tanh", sigma_w=math.sqrt(chaotic_w2), sigma_b=math.sqrt(0.05))
@@ -743,14 +781,20 @@ print(nh._("chaotic (σ_w² = {w2}): χ₁ = {chi:.3f}, c* = {c_star:.3f}, depth
     w2=chaotic_w2, chi=chaos.chi1, c_star=chaos.c_star, scale=chaos.depth_scale))
 
 # %% [markdown]
+# 混沌边缘的虚线先下降，四层之内从 0.950 降到 0.944，然后才上升。这是因为起点 $q_0 = 1$ 高于混沌边缘的
+# $q^* = 0.57$。在方差缩小的过程中，第 $l$ 层映射 $c$ 时在 $c = 1$ 处的斜率是
+# $\sigma_w^2\,\mathbb E[\phi'(\sqrt{q_l}\,z)^2]\,q_l/q_{l+1}$，而比值 $q_l/q_{l+1} > 1$ 把它抬到 1 以上
+# （第一层为 1.10，之后每层更小）：在这几层里，混沌边缘表现得像混沌相，把这一对输入推开。若从 $q_0 = q^*$ 出发，
+# 虚线每一层都上升。
+#
 # **先预测，再运行。** 在上面的单元格中，把混沌相的 $\sigma_w^2$ 从 3.0 提高到 4.0（把 `phases` 的最后一项改成
 # `"chaotic (4.0, 0.05)": 4.0`），再运行一次。$c^*$ 会更高还是更低？
 # 虚线到达那里所需的层数会更少还是更多？（之后请改回 3.0。）
 #
 # <details><summary>答案</summary>
 #
-# 更低，而且更快：$c^* = 0.165$，而不是 0.299；深度尺度为 7.0 层，而不是 9.1 层；虚线在 20 层之后就降到约 0.33，
-# 而不是 40 层之后。更大的 $\sigma_w^2$ 让每一层把微小的差异放大得更多（$\chi_1 = 1.342$，而不是 1.209），
+# 更低，而且更快：$c^* = 0.165$，而不是 0.299；深度尺度 $-1/\ln\chi_c$ 为 7.0 层，而不是 9.1 层；虚线在 20 层之后
+# 就降到约 0.33，而不是 40 层之后。更大的 $\sigma_w^2$ 让每一层把微小的差异放大得更多（$\chi_1 = 1.342$，而不是 1.209），
 # 所以相近的输入被更快地推开，每一对输入最终的相关性也更弱。
 #
 # </details>
@@ -772,6 +816,33 @@ nh.check_close("the answer: χ₁, c*, depth scale at σ_w² = 3 and 4",
                [1.209, 0.299, 9.05, 1.342, 0.165, 6.98], atol=6e-3)
 nh.check_close("the answer: the dashed curve after 20 layers at σ_w² = 4 and after 40 at σ_w² = 3",
                [hotter_path[20, 1], paths[2][40, 1]], [0.33, 0.33], atol=0.01)
+# The chaotic depth scale is −1/ln χ_c, χ_c = ρ′(c*) = Σ̇(x,x′) at c* (central difference of one layer at q*).
+one_layer = lambda c0: float(nh.correlation_trajectory(torch.tensor(c0, dtype=torch.float64), 1, "tanh",
+                                                       sigma_w=math.sqrt(3.0), sigma_b=math.sqrt(0.05),
+                                                       q0=chaos.q_star)[1])
+chi_c = (one_layer(chaos.c_star + 1e-5) - one_layer(chaos.c_star - 1e-5)) / 2e-5
+nh.check_close("chaotic depth scale = −1/ln ρ′(c*)", chaos.depth_scale, -1 / math.log(chi_c), rtol=1e-6)
+nh.check_close("ρ′(1) = χ₁ (one-sided difference: 1e-4)", (1 - one_layer(1 - 1e-6)) / 1e-6, chaos.chi1,
+               rtol=1e-4)
+chaotic_pair = nh.mlp(60, "tanh", sigma_w=math.sqrt(3.0), sigma_b=math.sqrt(0.05)).kernel(
+    nh.pair_at_angle(math.pi / 3)).ntk
+nh.check_close("chaotic: Θ(x,x′) at depth 60 vs q*c*/(1 − χ_c) (2 %: still approaching)", chaotic_pair[0, 1],
+               chaos.q_star * chaos.c_star / (1 - chi_c), rtol=0.02)
+edge_dashed = paths[1][:, 1]
+nh.check_close("the dip: the edge's dashed curve at its lowest, 4 layers in", edge_dashed.min(), 0.944,
+               atol=5e-4)
+nh.check_that("the dip: lowest after 4 layers", int(edge_dashed.argmin()) == 4,
+              measured=int(edge_dashed.argmin()), expected=4)
+edge_regime = nh.signal_regime("tanh", sigma_w=math.sqrt(1.761), sigma_b=math.sqrt(0.05))
+nh.check_close("the dip: the edge's q*", edge_regime.q_star, 0.57, atol=5e-3)
+near_one = torch.tensor(1 - 1e-6, dtype=torch.float64)
+first_slope = (1 - float(nh.correlation_trajectory(near_one, 1, "tanh", sigma_w=math.sqrt(1.761),
+                                                   sigma_b=math.sqrt(0.05))[1])) / 1e-6
+nh.check_close("the dip: the first layer's slope at c = 1, from q₀ = 1", first_slope, 1.10, atol=5e-3)
+from_q_star = nh.correlation_trajectory(starts, 40, "tanh", sigma_w=math.sqrt(1.761), sigma_b=math.sqrt(0.05),
+                                        q0=edge_regime.q_star)[:, 1]
+nh.check_that("the dip: from q₀ = q* the dashed curve rises at every layer",
+              bool((from_q_star.diff() > 0).all()))
 
 # %% [markdown]
 # 退化情形：无偏置的 tanh，取 $\sigma_w = 0.5$、$0.8$ 以及边界上的 $\sigma_w = 1$，画出 100 层内的方差
@@ -793,9 +864,11 @@ left.set_ylim(1e-12, 3)
 middle.axhline(0.5, color="k", ls=":", lw=1)
 right.set_ylim(0.4, 0.52)
 for ax, x_label, y_label, title in (
-        (left, nh._("layer l"), nh._("variance q_l"), nh._("The variance dies, like 1/(2l) at σ_w = 1")),
+        (left, nh._("layer l = L + 1"), nh._("variance q_l"),
+         nh._("The variance dies, like 1/(2l) at σ_w = 1")),
         (middle, nh._("depth L"), "Θ(x,x)", nh._("So does the NTK's scale, but not at σ_w = 1 (→ ½)")),
-        (right, nh._("depth L"), nh._("normalized NNGP at 60°"), nh._("The correlation freezes"))):
+        (right, nh._("depth L"), nh._("normalized NNGP at 60°"),
+         nh._("The correlation barely moves, never towards 1"))):
     ax.set_xlabel(x_label)
     ax.set_ylabel(y_label)
     ax.set_title(title, fontsize=11)
@@ -815,8 +888,8 @@ print(nh._("tanh, σ_w = 1, no bias: Θ(x,x) = {d10:.3f}, {d100:.3f}, {d1000:.3f
 # $\dot\Sigma^{(k)}(x,x) = \mathbb E[\tanh'(\sqrt{q_{k-1}}\,z)^2] \approx 1 - 2q_{k-1} \approx 1 - 1/k$，所以第 $l$ 层
 # 上方所有因子的乘积约为 $l/L$：到达第 $l$ 层的梯度平方只按 $l/L$ 缩小，即只以多项式速度缩小。于是
 # $\Theta(x,x) \approx \sum_l \frac1{2l}\cdot\frac lL = \frac12$：每一层大约贡献 $1/(2L)$。打印结果正在逼近它：
-# 0.616、0.520、0.503。在边界以下，方差和这些因子每层都大约缩小为原来的 $\sigma_w^2$ 倍，$\Theta(x,x)$ 按指数下降：
-# 对 $\sigma_w = 0.8$，深度 100 时已低于 $10^{-18}$。
+# 0.616、0.520、0.503。在边界以下，方差每层大约缩小为原来的 $\sigma_w^2$ 倍，每个反向因子也约为 $\sigma_w^2 < 1$，
+# 所以它们的乘积同样按几何级数缩小，$\Theta(x,x)$ 按指数下降：对 $\sigma_w = 0.8$，深度 100 时已低于 $10^{-18}$。
 #
 # </details>
 
@@ -827,6 +900,8 @@ nh.check_between("relative drift of the 60° NNGP over 100 layers, σ_w = 0.5", 
 nh.check_between("relative drift of the 60° NNGP over 100 layers, σ_w = 0.8", abs(drift[0.8]), 0.0, 0.02)
 nh.check_between("relative drift of the 60° NNGP over 100 layers, σ_w = 1.0 (the boundary)", abs(drift[1.0]),
                  0.03, 0.10)
+nh.check_that("the right panel's curves stay inside its limits 0.4 .. 0.52",
+              all(0.4 < float(v.min()) and float(v.max()) < 0.52 for v in at_60_nngp.values()))
 nh.check_that("the correlation never moves towards 1", all(d < 0 for d in drift.values()),
               measured=str(drift), expected="every drift < 0")
 nh.check_close("q at σ_w = 1 after 101 layers vs 1/(2l) (5 %: higher-order terms)",
@@ -875,7 +950,8 @@ nh.check_close("chaotic NTK: normalized, the identity", nh.normalize(chaotic),
 #
 # 交互探索画出固定输入 $x$ 与同一圆周上夹角为 $\theta$ 的输入 $x'$ 之间的归一化 NTK $\Theta(x,x')/\Theta(x,x)$（实线）
 # 和归一化 NNGP $\Sigma(x,x')/\Sigma(x,x)$（虚线），取所选的深度，并以浅色画出深度 1 作对照。
-# 图的上方有一段文字，根据 $q^*$ 和 $\chi_1$ 指出当前设置所处的区域；读数给出两个核在 60° 处（输入相关系数 0.5）的值。
+# 图的上方有一段文字，根据 $q^*$ 和 $\chi_1$ 指出当前设置所处的区域；标题写出区域名称，并给出两个核在 60° 处
+# （输入相关系数 0.5）的值，所以保存下来的初始设置（relu、$\sigma_w = \sqrt2$、无偏置、深度 10）的图也带着这些数。
 # $\sigma_w$ 滑块在 1.40 与 1.45 之间设有精确值 $\sqrt2$（$\sigma_w^2 = 2$）。请先读下面的问题、做出预测，
 # 再移动滑块来检验。
 
@@ -893,7 +969,7 @@ def draw_collapse(depth, activation, sigma_w, sigma_b):
     ax.axhline(0, color="k", lw=0.5)
     ax.set_xlabel(nh._("angle θ between the inputs (degrees)"))
     ax.set_ylabel(nh._("normalized kernel  K(x,x′)/K(x,x)"))
-    ax.set_title(sp.title(activation, sigma_w, sigma_b))
+    ax.set_title(sp.figure_title(activation, sigma_w, sigma_b, depth), fontsize=11)
     ax.legend(fontsize=9)
     print(sp.report(activation, sigma_w, sigma_b, depth))
 
@@ -921,7 +997,9 @@ nh.widgets.live_figure(
 # </details>
 #
 # **2. 在 $\sigma_w = \sqrt2$ 时，偏置有多重要？** 把深度设为 100，读出无偏置时 60° 处的 NTK。
-# 预测：当 $\sigma_b = 0.5$ 时，它更高还是更低，差一点还是差很多？然后保留偏置，把 $\sigma_w$ 设为 2.00。
+# 预测：当 $\sigma_b = 0.5$ 时，它更高还是更低，差一点还是差很多？提示：方差映射
+# $q_{l+1} = \tfrac{\sigma_w^2}{2}q_l + \sigma_b^2$ 说明了方差如何增长；$l$ 层之后偏置在其中占多大份额？
+# 然后保留偏置，把 $\sigma_w$ 设为 2.00。
 #
 # <details><summary>答案</summary>
 #
@@ -934,21 +1012,23 @@ nh.widgets.live_figure(
 #
 # </details>
 #
-# **3. tanh 在哪里变成混沌？** 选 tanh、$\sigma_b = 0.50$，即 $\sigma_b^2 = 0.25$。在上面的相图上读出
-# $\chi_1 = 1$ 这条线与 $\sigma_b^2 = 0.25$ 相交处的 $\sigma_w^2$，并预测标题从“有序”切换到“混沌”时的 $\sigma_w$。
-# 然后检验，并在同样的设置下试试 erf。最后回到 $\sigma_w = 1.60$ 的 tanh：
-# 在把深度移到 100 之前，根据图上方的那段文字预测那时 NNGP 曲线的形状，以及哪些角度处的值上升、哪些下降。
+# **3. tanh 在哪里变成混沌？** 先别动任何东西，根据“有序与混沌”中关于混沌相的那一条预测：
+# 在一个 100 层深的混沌 tanh 网络中，NNGP 曲线是什么形状？与深度 1 相比，哪些角度处的值上升了、哪些下降了？
+# 然后选 tanh、$\sigma_b = 0.50$，即 $\sigma_b^2 = 0.25$。在上面的相图上读出 $\chi_1 = 1$ 这条线与 $\sigma_b^2 = 0.25$
+# 相交处的 $\sigma_w^2$，并预测标题从“有序”切换到“混沌”时的 $\sigma_w$。检验之后，在同样的设置下试试 erf；
+# 最后把 tanh 设为 $\sigma_w = 1.60$、深度 100，检验你的第一个预测。
 #
 # <details><summary>答案</summary>
+#
+# 在 $\sigma_w = 1.60$、深度 100 时，tanh 的 NNGP 曲线几乎是平的，除 0° 外在每个角度都接近 $c^* = 0.928$：
+# 60° 处为 0.925，175° 处为 0.924（深度 1 时为 $-0.514$）。相关性较弱的输入对被拉升到 $c^*$；5° 的那一对则被推开，
+# 从深度 1 时的 0.996 降到 0.956，而且还在继续下降：这里的深度尺度 $-1/\ln\chi_c$ 为 33.4 层。与此同时，
+# 60° 处的 NTK 为 0.032：正在趋于 0。
 #
 # 这条线大约在 $\sigma_w^2 \approx 2.4$ 处相交，所以 $\sigma_w \approx 1.55$。在 1.50 处标题显示有序
 # （$\chi_1 = 0.967$，深度尺度 30 层），在 1.55 处显示混沌边缘（$\chi_1 = 1.0002$），在 1.60 处显示混沌（$\chi_1 = 1.033$，
 # $c^* = 0.928$）。erf 切换得更早：在 $\sigma_w = 1.50$ 时它已经处于混沌相（$\chi_1 = 1.098$，$c^* = 0.815$），
 # 因为它在 0 附近更陡（$\phi'(0) = 2/\sqrt\pi \approx 1.13$，而 tanh 为 1）。
-#
-# 在深度 100，tanh 的 NNGP 曲线几乎是平的，除 0° 外在每个角度都接近 $c^* = 0.928$：60° 处为 0.925，175° 处为 0.924
-# （深度 1 时为 $-0.514$）。相关性较弱的输入对被拉升到 $c^*$；5° 的那一对则被推开，从深度 1 时的 0.996 降到 0.956，
-# 而且还在继续下降。与此同时，60° 处的 NTK 为 0.032：正在趋于 0。
 #
 # </details>
 
@@ -975,6 +1055,8 @@ nh.check_that("answer 3: ordered, edge, chaotic for tanh at σ_w = 1.50, 1.55, 1
               expected="ordered, edge of chaos, chaotic, chaotic")
 nh.check_close("answer 3: χ₁ of tanh at σ_w = 1.50, 1.55, 1.60 and of erf at 1.50",
                [found.chi1 for found in regimes.values()], [0.967, 1.0002, 1.033, 1.098], atol=6e-4)
+nh.check_close("answer 3: the depth scale −1/ln χ_c of tanh at 1.60", regimes["tanh", 1.6].depth_scale, 33.4,
+               atol=0.05)
 nh.check_close("answer 3: c* of tanh at 1.60 and of erf at 1.50",
                [regimes["tanh", 1.6].c_star, regimes["erf", 1.5].c_star], [0.928, 0.815], atol=5e-4)
 hot = sp.ring_kernels("tanh", 1.6, 0.5)

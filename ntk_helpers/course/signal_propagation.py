@@ -104,6 +104,11 @@ def _scale(layers: float | None) -> str:
     return "∞" if layers is None or not math.isfinite(layers) else f"{layers:.1f}"
 
 
+def _slope_at_c_star(depth_scale: float | None) -> float:
+    """χ_c, the slope of the correlation map at c*, from the depth scale −1/ln χ_c (1 when it is infinite)."""
+    return 1.0 if depth_scale is None or not math.isfinite(depth_scale) else math.exp(-1 / depth_scale)
+
+
 def describe(activation: str, sigma_w: float, sigma_b: float, depth: int) -> str:
     """One paragraph on the regime of these settings, with their numbers (q*, χ₁, c*, depth scales, q at
     ``depth``). Every branch states only what holds for every setting that reaches it."""
@@ -153,11 +158,13 @@ def describe(activation: str, sigma_w: float, sigma_b: float, depth: int) -> str
                                                                  c_star=found.c_star)
     if found.name == "chaotic":
         return _("chaotic: χ₁ = {chi:.3f} > 1 at q* = {q:.3g}. Correlations settle at c* = {c_star:.3f} from every "
-                 "start (depth scale {scale} layers): those above c* fall, so nearby inputs are pushed apart, and "
+                 "start (depth scale −1/ln χ_c = {scale} layers, χ_c = {chi_c:.3f} the slope of the correlation map at "
+                 "c*): those above c* fall, so nearby inputs are pushed apart, and "
                  "those below c* rise: deep enough, the NNGP curve is flat at c* at every angle but 0°. "
                  "Θ(x,x) grows like χ₁ˡ while Θ(x,x′) stays bounded, so the normalized NTK tends to 0 off the "
                  "diagonal (the identity matrix), slowly when χ₁ is close to 1.").format(
-            chi=chi, q=q_star, c_star=found.c_star, scale=_scale(found.depth_scale))
+            chi=chi, q=q_star, c_star=found.c_star, scale=_scale(found.depth_scale),
+            chi_c=_slope_at_c_star(found.depth_scale))
     if found.name == "vanishing variance" and _on_the_boundary(chi):
         return _("q* = 0 on the boundary: without a bias σ_w² φ′(0)² = 1, and the variance dies out only "
                  "slowly, like 1/(2l) (q = {q:.2g} at depth {depth}). The backward factor of layer l is about "
@@ -182,6 +189,17 @@ def title(activation: str, sigma_w: float, sigma_b: float) -> str:
     return _("{activation}: q* = 0, {regime}").format(activation=activation, regime=regime_name(name)) \
         if name == "vanishing variance" else \
         _("{activation}: {regime}").format(activation=activation, regime=regime_name(name))
+
+
+def figure_title(activation: str, sigma_w: float, sigma_b: float, depth: int) -> str:
+    """The explorer's two-line title: :func:`title`, then both normalized kernels at 60° at ``depth`` and at
+    depth 1, so that the saved figure of the default settings carries the readout too."""
+    kernels = ring_kernels(activation, sigma_w, sigma_b)
+    ntk, nngp = kernels.ntk[:, AT_60], kernels.nngp[:, AT_60]
+    numbers = _("at 60°, depth {depth}: NTK {ntk:.3f}, NNGP {nngp:.3f} (depth 1: {ntk_1:.3f}, {nngp_1:.3f})").format(
+        depth=depth, ntk=float(ntk[depth - 1]), nngp=float(nngp[depth - 1]), ntk_1=float(ntk[0]),
+        nngp_1=float(nngp[0]))
+    return title(activation, sigma_w, sigma_b) + "\n" + numbers
 
 
 def regime_name(name: str) -> str:
@@ -307,5 +325,5 @@ def draw_idea():
     return left, right
 
 __all__ = ["AT_60", "DEGREES", "IDEA_NETWORKS", "MAX_DEPTH", "RingKernels", "SIGMA_W_VALUES", "SQRT2", "describe",
-           "draw_idea", "draw_recursion", "idea_trajectories", "readout", "regime", "report", "ring_kernels",
-           "sigma_label", "sigma_w_slider", "title", "y_limits"]
+           "draw_idea", "draw_recursion", "figure_title", "idea_trajectories", "readout", "regime", "report",
+           "ring_kernels", "sigma_label", "sigma_w_slider", "title", "y_limits"]
