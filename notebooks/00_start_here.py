@@ -37,17 +37,20 @@ if importlib.util.find_spec("ntk_helpers") is None:
 # %% [markdown]
 # ## The idea in one picture
 #
-# Take one gradient step on a single training input $x_0$: the network's output moves on *every* input $x$,
-# and to first order by $\eta\,\Theta(x,x_0)$ times the push, where
-# $\Theta(x,x_0) = \nabla_\theta f(x)\cdot\nabla_\theta f(x_0)$ is the neural tangent kernel. The NTK is the
-# table of how learning on one input changes the prediction on another, and as the network gets wider this
-# table becomes a fixed kernel set by the architecture alone.
+# Take one gradient step on a single training input $x_0$ with target $y_0$: the network's output moves on
+# *every* input $x$, and to first order by $\eta\,\Theta(x,x_0)\,(y_0 - f(x_0))$, the learning rate times the
+# kernel times the residual, where $\Theta(x,x_0) = \nabla_\theta f(x)\cdot\nabla_\theta f(x_0)$ is the neural
+# tangent kernel. The NTK is the table of how learning on one input changes the prediction on another, and as
+# the network gets wider this table becomes a fixed kernel set by the architecture alone.
 #
-# Below, a ReLU network of width 1024 whose inputs lie on a circle takes one step of gradient descent, with
-# learning rate $\eta = 0.1$, on the input at angle 0°, whose target we set 1 above its current output. The
+# Below, a ReLU network takes one step of gradient descent, with learning rate $\eta = 0.1$, on the input at
+# angle 0°, whose target we set 1 above its current output (residual 1). It has two hidden layers of width
+# 1024 (`depth = 2`: three weight matrices, the readout included), every layer scaled by $\sigma_w = \sqrt2$,
+# the readout too, and no bias; its inputs lie on a circle in $\mathbb R^2$ with $\lVert x\rVert^2 = d = 2$. The
 # dots are how much $f$ changed on 72 inputs around the circle; the lines are the first-order prediction
-# $\eta\,\Theta(x,x_0)$, with this network's own NTK and with the infinite-width one. The settings sit on one
-# line of the cell; the questions under the figure ask you to change them and re-run it.
+# $\eta\,\Theta(x,x_0)$, with this network's own NTK and with the infinite-width one. The lower panel
+# magnifies what separates them. The settings sit on one line of the cell; the questions under the figure ask
+# you to change them and re-run it.
 
 # %%
 import matplotlib.pyplot as plt
@@ -58,20 +61,48 @@ nh.plotting.use_style()
 depth, activation, width, lr, seed = 2, "relu", 1024, 0.1, 0        # change these, then re-run the cell
 step = tour.one_step(nh.mlp(depth=depth, activation=activation), width=width, lr=lr, seed=seed)
 
-fig, ax = plt.subplots(figsize=(7.5, 4.2))
-ax.axhline(0, color="0.6", lw=1)
-ax.plot(step.degrees, step.measured, "o", ms=4, label=nh._("measured: f after the step − f before"))
-ax.plot(step.degrees, step.predicted, "-", label=nh._(r"$\eta\,\Theta(x, x_0)$, this network's NTK"))
-ax.plot(step.degrees, step.limit, "--", color="0.3", label=nh._(r"$\eta\,\Theta(x, x_0)$, infinite width"))
-ax.set(xlabel=nh._(r"angle between $x$ and the trained input $x_0$ (degrees)"), xticks=range(-180, 181, 60),
-       ylabel=nh._(r"change of $f(x)$"))
-ax.set_title(nh._(r"One step on $x_0$ moves $f$ everywhere, most near $x_0$"))
-ax.legend(loc="upper left", fontsize=9.5)
+# nh._("...") marks a label for the Chinese edition's translation; in English it returns the text unchanged.
+fig, (top, gaps) = plt.subplots(2, 1, figsize=(7.5, 5.8), sharex=True, height_ratios=[2.2, 1])
+top.axhline(0, color="0.6", lw=1)
+top.plot(step.degrees, step.measured, "o", ms=4, label=nh._("measured: f after the step − f before"))
+top.plot(step.degrees, step.predicted, "-", label=nh._(r"$\eta\,\Theta(x, x_0)$, this network's NTK"))
+top.plot(step.degrees, step.limit, "--", color="0.3", label=nh._(r"$\eta\,\Theta(x, x_0)$, infinite width"))
+top.set(ylabel=nh._(r"change of $f(x)$"),
+        title=nh._(r"One step on $x_0$ moves $f$ on every input, not only at $x_0$"))
+top.legend(loc="upper left", fontsize=9.5)
+gaps.axhline(0, color="0.6", lw=1)
+gaps.plot(step.degrees, step.measured - step.predicted, "o", ms=3, label=nh._("dots − solid line"))
+gaps.plot(step.degrees, step.predicted - step.limit, "-", color="C1", label=nh._("solid − dashed line"))
+gaps.set(xlabel=nh._(r"angle between $x$ and the trained input $x_0$ (degrees)"), xticks=range(-180, 181, 60),
+         ylabel=nh._("difference"))
+gaps.set_title(tour.gaps_title(step), fontsize=10)
+gaps.legend(loc="upper left", fontsize=8.5, ncols=2)
 plt.show()
 print(nh._("f(x₀) rose by {rise:.2f}; the target was {push:g} above it")
       .format(rise=step.at(0), push=step.push))
 print(nh._("measured vs first order: {taylor:.2%} apart; this network's NTK vs the limit: {width:.1%} apart")
       .format(taylor=step.taylor_gap, width=step.width_gap))
+
+# %% [markdown]
+# `tour.one_step` is nothing more than one step of gradient descent. Written out in PyTorch, at the default
+# settings:
+
+# %%
+import torch
+
+_, circle_x = nh.circle(72)                                   # the 72 inputs; circle_x[0] is x₀, at 0°
+model = nh.mlp(depth=2, activation="relu").network(2, width=1024, seed=0)
+parameters = [p for p in model.parameters() if p.requires_grad]
+with torch.no_grad():
+    before = model(circle_x).reshape(-1)
+target = before[0] + 1.0                                      # y₀, 1 above f(x₀): the residual is 1
+loss = 0.5 * (model(circle_x[:1]).reshape(()) - target) ** 2  # the squared loss on x₀ alone
+gradients = torch.autograd.grad(loss, parameters)
+with torch.no_grad():
+    for parameter, gradient in zip(parameters, gradients):
+        parameter -= 0.1 * gradient                           # the step, learning rate 0.1
+    change = (model(circle_x).reshape(-1) - before).numpy()   # the figure's dots, at the default settings
+print(nh._("written out: f(x₀) rose by {rise:.2f}").format(rise=change[0]))
 
 # %% [markdown]
 # **Explain, then try.** Each question asks you to change the settings line of the cell above
@@ -84,7 +115,7 @@ print(nh._("measured vs first order: {taylor:.2%} apart; this network's NTK vs t
 #
 # <details><summary>Answer</summary>
 #
-# To first order the rise is $\eta\,\Theta(x_0,x_0)$ times the push of 1, and the infinite-width
+# To first order the rise is $\eta\,\Theta(x_0,x_0)$ times the residual of 1, and the infinite-width
 # $\Theta(x_0,x_0)$ of this network is 6 (2 from each of its three weight layers; lesson 02 shows why):
 # $0.1 \times 6 = 0.6$. So $\eta = 1/6$ lands on the target: $f(x_0)$ rises by 1.02 (this network's own
 # $\Theta(x_0,x_0)$ is 6.15, not exactly 6). At $\eta = 0.5$ it rises by 3.02: the error $f(x_0) - y_0$ goes
@@ -102,9 +133,11 @@ print(nh._("measured vs first order: {taylor:.2%} apart; this network's NTK vs t
 # <details><summary>Answer</summary>
 #
 # All inputs share the parameters, and the NTK adds up one term per weight layer,
-# $\Theta(x,x_0) = \sum_l \nabla_{W_l} f(x)\cdot\nabla_{W_l} f(x_0)$. The terms of the layers above the first
-# are built from ReLU outputs, ReLU slopes (0 or 1) and squared weights, none of them negative, so those terms
-# are never negative. Only the first layer's term contains the inputs themselves, through
+# $\Theta(x,x_0) = \sum_l \nabla_{W_l} f(x)\cdot\nabla_{W_l} f(x_0)$. In this depth-2 network the terms of
+# the two layers above the first are built from ReLU outputs, ReLU slopes (0 or 1) and squared readout weights,
+# none of them negative, so those terms are never negative. (In deeper networks a middle layer's term also
+# holds products of different weights, of either sign.) Only the first layer's term contains the inputs
+# themselves, through
 # $x\cdot x_0 = d\cos\theta$, which is negative past 90°. With two hidden layers the other two terms outweigh
 # it at every angle: the smallest change, about 0.05, is on the far side. With one hidden layer it is one term
 # of two, and far from $x_0$ it wins: the dots from 115° to 175° dip below 0 (the lowest is about −0.03). The
@@ -112,26 +145,32 @@ print(nh._("measured vs first order: {taylor:.2%} apart; this network's NTK vs t
 #
 # </details>
 #
-# 3. The printout says the dots are 0.40 % from the solid line (what the first-order expansion leaves out) and
-#    the solid line 3.0 % from the dashed one (this network's kernel against the infinite-width one); each gap
-#    is a relative 2-norm over the 72 inputs, $\lVert a - b\rVert / \lVert b\rVert$. Predict which gap changes
-#    when you halve $\eta$, and which when you make the network four times wider; then try `lr = 0.05`, and
-#    `width = 4096` with `lr = 0.1`.
+# 3. The printout and the lower panel show two gaps: the dots are 0.40 % from the solid line (what the
+#    first-order expansion leaves out) and the solid line 3.0 % from the dashed one (this network's kernel
+#    against the infinite-width one); each gap is a relative 2-norm over the 72 inputs,
+#    $\lVert a - b\rVert / \lVert b\rVert$. Predict which gap changes when you halve $\eta$, and which when you
+#    make the network four times wider; then try `lr = 0.05`, and `width = 4096` with `lr = 0.1`.
 #
 # <details><summary>Answer</summary>
 #
 # Halving $\eta$ leaves the kernel gap at 3.0 %: both kernels belong to the network before the step, and $\eta$
 # does not enter them. The first-order gap falls to 0.27 %, by less than half. With a smooth activation what
-# first order leaves out is of order $\eta^2$, against a change of order $\eta$, so the gap would halve (with
-# `activation = "erf"`: 0.09 % at $\eta = 0.1$, 0.05 % at $\eta = 0.05$). ReLU has a kink: a unit whose
-# pre-activation crosses 0 during the step switches on or off, which no first-order expansion sees, and the
-# number of units that cross changes in jumps as $\eta$ changes.
+# first order leaves out is of order $\eta^2$, against a change of order $\eta$, so the gap would halve (try
+# `activation = "erf"`). ReLU has a kink: a unit whose pre-activation crosses 0 during the step switches on or
+# off, which no first-order expansion sees, and more units cross the larger $\eta$ is. The gap shrinks more
+# slowly than $\eta$: over seeds 0–2, halving $\eta$ multiplies it by 0.64 to 0.90, nearer the
+# $1/\sqrt2 \approx 0.71$ of a gap growing like $\sqrt\eta$ than the ½ of a smooth activation.
 #
 # Width 4096 shrinks the first-order gap to 0.11 %, but the kernel gap *grows*, to 4.8 %: one network is one
-# random draw, and seed 0 happened to be close at width 1024. Try `seed` = 1, …, 5 at both widths: over seeds
-# 0–5 the kernel gap is 3.0–9.5 % (mean 5.7 %) at width 1024 and 2.2–4.8 % (mean 3.2 %) at width 4096. On
-# average it shrinks, by about half for four times the width, as a typical size of order $m^{-1/2}$ predicts;
-# lesson 01 measures that slope over many seeds.
+# random draw, and seed 0 happened to be close at width 1024. Over seeds 0–5 (try `seed = 1`, …, `5`):
+#
+# | width | kernel gap, seeds 0–5 | mean |
+# |---|---|---|
+# | 1024 | 3.0 % to 9.5 % | 5.7 % |
+# | 4096 | 2.2 % to 4.8 % | 3.2 % |
+#
+# On average it about halves for four times the width, as a typical size of order $m^{-1/2}$ predicts; lesson
+# 01 measures that slope over many seeds.
 #
 # </details>
 
@@ -143,6 +182,8 @@ import numpy as np
 relu = nh.mlp(depth=2, activation="relu")
 base = tour.one_step(relu, width=1024, lr=0.1, seed=0)
 at_x0 = base.degrees == 0
+nh.check_close("the step written out in PyTorch gives the dots of the default figure", np.roll(change, 35),
+               base.measured, rtol=1e-9)                # circle point k is at 5° k: roll to -175°, …, 180°
 nh.check_close("infinite-width Θ(x₀, x₀) of the depth-2 ReLU network",   # an exact kernel: rounding only
                base.limit[at_x0] / base.lr, [6.0], rtol=1e-9)
 by_depth = nh.mlp_kernels_by_depth(nh.circle(1)[1], depth=2, activation="relu").ntk[:, 0, 0]
@@ -170,12 +211,17 @@ nh.check_between("first-order gap at width 1024, η = 0.1 (quoted 0.40 %)", base
 nh.check_between("kernel gap at width 1024 (quoted 3.0 %)", base.width_gap, 0.0295, 0.0305)
 smaller = tour.one_step(relu, width=1024, lr=0.05, seed=0)
 nh.check_between("first-order gap at η = 0.05 (quoted 0.27 %)", smaller.taylor_gap, 0.00265, 0.00275)
+first_order_gap = lambda lr, seed: tour.one_step(relu, width=1024, lr=lr, seed=seed).taylor_gap
+halving = [smaller.taylor_gap / base.taylor_gap]
+halving += [first_order_gap(0.05, s) / first_order_gap(0.1, s) for s in (1, 2)]
+nh.check_close("relu, seeds 0–2: halving η multiplies the first-order gap by 0.64 to 0.90",
+               [min(halving), max(halving)], [0.64, 0.90], atol=0.005)
 nh.check_between("ReLU: halving η removes less than half of the first-order gap",
                  smaller.taylor_gap / base.taylor_gap, 0.55, 0.95)
 nh.check_close("halving η leaves the kernel gap as it was", smaller.width_gap, base.width_gap, rtol=1e-9)
 erf = [tour.one_step(nh.mlp(depth=2, activation="erf"), width=1024, lr=lr, seed=0).taylor_gap
        for lr in (0.1, 0.05)]
-nh.check_close("erf: first-order gap at η = 0.1 and 0.05 (quoted 0.09 % and 0.05 %)", erf, [0.0009, 0.0005],
+nh.check_close("erf: first-order gap at η = 0.1 and 0.05", erf, [0.0009, 0.0005],
                atol=0.00005)
 nh.check_close("erf: halving η halves the first-order gap", erf[1] / erf[0], 0.5, rtol=0.05)
 wider = tour.one_step(relu, width=4096, lr=0.1, seed=0)
@@ -211,21 +257,29 @@ nh.check_between("four times the width: the mean kernel gap about halves",
 # **The setting.** Every network in this course computes each layer in the *NTK parameterization*:
 # $z = \frac{\sigma_w}{\sqrt{\text{fan-in}}}\,W h + \sigma_b\,b$, where $h$ is the layer's input and every entry
 # of $W$ and $b$ is drawn from $\mathcal N(0,1)$. The factor $1/\sqrt{\text{fan-in}}$ keeps each $z$ of order 1
-# however wide the layer below is, and it is the setting of the theorems that follow.
+# however wide the layer below is. So does the standard parameterization, which puts the same factor into the
+# variance of the initial weights instead; but there the NTK grows in proportion to the width, and the learning
+# rate must shrink like 1/width. With the factor in the forward pass, $\Theta$ stays of order 1 at a learning
+# rate of order 1 (lesson 05b). This is the setting of the theorems that follow.
 #
-# **What has been proved**, as the width $m$ of every hidden layer grows to infinity:
+# **What has been proved**, as the widths of the hidden layers grow to infinity:
 #
 # - *At initialization* the NTK of a random network converges to a fixed kernel $\Theta_\infty$, which a
 #   layer-by-layer recursion computes from the architecture alone (Jacot, Gabriel & Hongler 2018, Theorem 1).
-#   Lesson 02 derives the recursion; lessons 03–06 extend it to convolutions, residual blocks, normalization
-#   and other activations.
+#   Jacot et al. let the widths grow one after another (the first hidden layer's to infinity, then the
+#   second's, …); the same limit holds with all widths growing together (Yang 2019, for a wide class of
+#   architectures), and Arora et al. (2019) bound the distance at a finite width for ReLU networks. Lesson 02
+#   derives the recursion; lessons 03–06 extend it to convolutions, residual blocks, normalization and other
+#   activations.
 # - *During training* by gradient flow, up to any finite time and for a general loss (the squared loss, the
 #   cross-entropy, …), the NTK stays at $\Theta_\infty$: the network trains like a linear model in its
-#   parameters, with that fixed kernel (Jacot et al. 2018, Theorem 2).
+#   parameters, with that fixed kernel (Jacot et al. 2018, Theorem 2, again with the widths growing one after
+#   another).
 # - *With the squared loss* and gradient descent at a small enough learning rate, and a positive-definite
-#   $\Theta_\infty$, the network stays close to that linear model for all training time (Lee et al. 2019,
-#   Theorem 2.1). The end of training then has a closed form: the initial function $f_0$ plus kernel regression
-#   with $\Theta_\infty$ on the residuals $y - f_0$. Lesson 07 tests it against real gradient descent.
+#   $\Theta_\infty$, the network stays close to that linear model for all training time, with all widths
+#   growing together (Lee et al. 2019, Theorem 2.1). Its training then has a closed form at every time, which
+#   ends at the initial function $f_0$ plus kernel regression with $\Theta_\infty$ on the residuals $y - f_0$.
+#   Lesson 07 tests it against real gradient descent.
 #
 # The two training results assume a smooth activation (Jacot et al.: twice differentiable, with a bounded
 # second derivative; Lee et al.: a Lipschitz derivative). ReLU, the activation of the picture above, has a kink
@@ -281,15 +335,18 @@ nh.check_that("the empirical NTK is positive definite (5 independent gradients)"
 #
 # For two inputs of the same length, the NTK of a fully connected network depends only on the angle between
 # them. Dividing by its value at angle 0 gives the **normalized NTK**,
-# $\Theta(x,x')/\sqrt{\Theta(x,x)\,\Theta(x',x')}$: a correlation between −1 and 1. By the picture above, it
-# says how far a step on $x'$ moves $f(x)$ compared with $f(x')$ itself: 1 means as far, 0 not at all, −1 as
-# far in the other direction.
+# $\Theta(x,x')/\sqrt{\Theta(x,x)\,\Theta(x',x')}$: a correlation between −1 and 1. By the one-step picture at
+# the top of this lesson, it says how far a step on $x'$ moves $f(x)$ compared with $f(x')$ itself: 1 means as
+# far, 0 not at all, −1 as far in the other direction.
 #
 # The left panel draws it against the angle for the chosen **depth** and **activation**, with depth 1 dashed
-# for comparison; its title reads the curve at 30°, 90° and 180°. The right panel shows the same kernel as the
-# 12 × 12 Gram matrix of 12 inputs 30° apart around the circle (red: close to 1, white: 0, blue: negative),
-# the matrix that kernel regression would use. All networks here have $\sigma_w = \sqrt2$ and no bias. Try a
-# few settings, then answer the questions under the figure.
+# for comparison; its title reads the curve at 30°, 90° and 180°, and how far apart it puts neighbours (30°)
+# and opposite inputs (180°). The right panel shows the same kernel as the 12 × 12 Gram matrix $K$ of 12 inputs
+# 30° apart around the circle (red: close to 1, white: 0, blue: negative), the matrix that kernel regression
+# would use. Its title gives the matrix's **effective rank** $\operatorname{tr}(K)^2/\lVert K\rVert_F^2$: 12
+# if the kernel related no two of the inputs ($K = I$), 1 if it could not tell them apart at all (every entry
+# 1). All networks here have $\sigma_w = \sqrt2$ and no bias. Try a few settings, then answer the questions
+# under the figure.
 
 # %%
 def draw(depth, activation):
@@ -300,7 +357,7 @@ def draw(depth, activation):
     left.set(xlabel=nh._("angle between the two inputs (degrees)"), ylabel=nh._("normalized NTK"),
              xticks=range(0, 181, 30), ylim=(-1.08, 1.08), title=tour.profile_title(profile))
     left.legend(loc="upper right")
-    nh.plotting.heatmap(right, profile.gram, title=nh._("the same kernel on 12 inputs 30° apart"),
+    nh.plotting.heatmap(right, profile.gram, title=tour.gram_title(profile),
                         xlabel=nh._("point index j (angle 30°·j)"),
                         ylabel=nh._("point index i (angle 30°·i)"),
                         symmetric=True, vmax=1.0, colorbar_label=nh._("normalized NTK (correlation)"))
@@ -314,38 +371,22 @@ nh.widgets.live_figure(draw, depth=nh.widgets.depth_slider(2, max=50),
 # **Predict, then check.** Make each prediction before you move the controls.
 #
 # 1. Take relu and move the depth from 2 to 50. At depth 50, does the kernel still tell two inputs 30° apart
-#    from two opposite ones? Is leaky_relu any different?
+#    from two opposite ones? Is leaky_relu any different? And does the right panel's effective rank fall with
+#    depth, as "forgetting the angle" suggests?
 #
 # <details><summary>Answer</summary>
 #
 # Hardly. At depth 50 ReLU gives 0.34 at 30°, 0.29 at 90° and 0.28 at 180°: the curve is nearly flat, almost
 # one value for every pair of different inputs, while each input with itself stays at 1. leaky_relu gives the
 # same to two decimals. Deep ReLU kernels forget the angle, but slowly, and not completely: as the depth grows
-# the value off the diagonal tends to ¼, not to 1, so the kernel matrix keeps its full rank. Lesson 02 derives
-# both.
+# the value off the diagonal tends to ¼, not to 1. So the effective rank does not fall, it *rises*: 4.5 at
+# depth 2, 6.1 at depth 50, towards 7.1, the effective rank of $\frac34 I + \frac14\mathbf 1\mathbf 1^\top$ for 12
+# inputs. With 1 on the diagonal the effective rank is $n^2/\sum_{ij}K_{ij}^2$: it is small only when many
+# entries off the diagonal are near ±1, and deep ReLU's are near ¼. Lesson 02 derives the ¼.
 #
 # </details>
 #
-# 2. GELU is smooth, and near 0 almost linear: $\mathrm{GELU}(u) = u\,\Phi(u) \approx u/2$, with $\Phi$ the
-#    Gaussian distribution function. At $\sigma_w = \sqrt2$ without bias, each GELU layer also shrinks the
-#    signal, its variance by about half once it is small. Predict: is gelu's curve at depth 50 nearly flat, like
-#    relu's? (Think of what a linear layer does to the angle.) Then compare depth 10 with depth 50: the curve
-#    has risen. That part you cannot predict yet; the answer says why.
-#
-# <details><summary>Answer</summary>
-#
-# Not flat: at depth 50 gelu gives 0.64 at 30° and 0.40 at 180°, so it still tells neighbours from opposite
-# inputs. The signal shrinks at every layer (its variance at depth 50 is $2.6\cdot10^{-12}$), so the deep
-# layers all work near 0, where GELU is almost linear, and a linear layer passes the angle on unchanged: after
-# the first twenty or so layers the angle is no longer erased. The rise from depth 10 (0.54 at 30°, 0.16 at
-# 180°) comes from how the NTK is built: it adds up one term per layer (lesson 02), each carrying roughly the
-# correlation of the signal at that layer. Deep layers all carry the correlation at which the signal froze
-# (0.80 at 30°, 0.60 at 180°), and the deeper the network, the more of its terms they make up, so the curve
-# climbs towards it. Lesson 02 shows how $\sigma_w$ and the bias decide such regimes.
-#
-# </details>
-#
-# 3. erf is odd, $\mathrm{erf}(-u) = -\mathrm{erf}(u)$, and these networks have no bias. Predict erf's value at
+# 2. erf is odd, $\mathrm{erf}(-u) = -\mathrm{erf}(u)$, and these networks have no bias. Predict erf's value at
 #    180°, at any depth, before you look. And why does identity look the same at every depth?
 #
 # <details><summary>Answer</summary>
@@ -353,7 +394,34 @@ nh.widgets.live_figure(draw, depth=nh.widgets.depth_slider(2, max=50),
 # Exactly −1 at 180°, at every depth, for erf, tanh and identity alike. An odd activation without bias makes
 # the network odd, $f(-x) = -f(x)$, so $\nabla_\theta f(-x) = -\nabla_\theta f(x)$ and
 # $\Theta(x,-x) = -\Theta(x,x)$. The identity, a linear network, gives $\cos\theta$ at every depth (0.87 at
-# 30°): every term of its NTK is a constant times $x\cdot x'$, and normalizing divides the constant out.
+# 30°): every term of its NTK is a constant times $x\cdot x'$, and normalizing divides the constant out. Its
+# Gram matrix has effective rank exactly 2: its entries
+# $\cos(\theta_i - \theta_j) = \cos\theta_i\cos\theta_j + \sin\theta_i\sin\theta_j$ make a matrix of rank 2,
+# with two equal eigenvalues.
+#
+# </details>
+#
+# 3. GELU is smooth, and near 0 almost linear: $\mathrm{GELU}(u) = u\,\Phi(u) \approx u/2$, with $\Phi$ the
+#    Gaussian distribution function. At $\sigma_w = \sqrt2$ without bias, each GELU layer also shrinks the
+#    signal, its variance by about half once it is small. Using what the identity just did, predict: is gelu's
+#    curve at depth 50 nearly flat, like relu's? Then predict whether the curve at depth 50 lies above or below
+#    the one at depth 10, and check both.
+#
+# <details><summary>Answer</summary>
+#
+# Not flat: at depth 50 gelu gives 0.64 at 30° and 0.40 at 180°, so it still tells neighbours from opposite
+# inputs, though less sharply than at depth 1 (0.82 and −0.05). The signal shrinks at every layer (its variance
+# at depth 50 is $2.6\cdot10^{-12}$), so the deep layers all work near 0, where GELU is almost linear, and like
+# the identity they pass the angle on: from about layer 20 on, the signal's correlation is frozen (0.80 at 30°,
+# 0.60 at 180°).
+#
+# The depth-50 curve lies *above* the depth-10 one (0.54 at 30°, 0.16 at 180°). The NTK adds up one term per
+# layer (lesson 02): the signal's covariance at that layer, times one backward factor
+# $\dot\Sigma = \sigma_w^2\,\mathbb E[\phi'(u)\phi'(v)]$ for each layer above it. Near 0 GELU's slope is ½, so
+# each deep layer's $\dot\Sigma$ is about $2\cdot\frac14 = \frac12$, while the signal's variance halves per layer:
+# the terms of all the deep layers have the same size, and each carries roughly the frozen correlation. The
+# deeper the network, the larger their share, so the curve climbs towards 0.80 and 0.60. Lesson 02 shows how
+# $\sigma_w$ and the bias decide such regimes.
 #
 # </details>
 #
@@ -365,7 +433,8 @@ nh.widgets.live_figure(draw, depth=nh.widgets.depth_slider(2, max=50),
 # They are as unrelated as two orthogonal inputs: erf gives 0.00 at 30° and tanh 0.01. At $\sigma_w = \sqrt2$
 # both are in the *chaotic* phase, where every layer pushes nearby inputs further apart. At depth 50 only
 # inputs a few degrees apart (or a few degrees from opposite) keep a visible correlation: tanh gives 0.24 at
-# 5°, erf already 0.00. Lesson 02 derives where order ends and chaos begins.
+# 5°, erf already 0.00. The Gram matrix is now 1 on the diagonal, −1 for the 6 opposite pairs and about 0
+# elsewhere: effective rank 6.0. Lesson 02 derives where order ends and chaos begins.
 #
 # </details>
 
@@ -383,9 +452,21 @@ nh.check_close("leaky_relu, depth 50: the same to two decimals", at(50, "leaky_r
 off_diagonal = tour.angle_profile(50, "relu").gram[~np.eye(12, dtype=bool)]
 nh.check_between("relu, depth 50: spread of the off-diagonal values", np.ptp(off_diagonal), 0.0, 0.06)
 nh.check_between("relu, depth 1000: the value at 180° approaches ¼", at(1000, "relu", 180)[0], 0.25, 0.26)
+ranks = [tour.gram_rank(tour.angle_profile(depth, "relu")) for depth in range(2, 51)]
+nh.check_close("relu: effective rank of the 12 × 12 Gram matrix at depths 2 and 50", [ranks[0], ranks[-1]],
+               [4.5, 6.1], atol=0.05)
+nh.check_that("relu: the effective rank rises at every depth from 2 to 50", bool((np.diff(ranks) > 0).all()),
+              measured=np.diff(ranks).min(), expected="> 0")
+limit = np.full((12, 12), 0.25) + 0.75 * np.eye(12)
+nh.check_close("the effective rank of ¾ I + ¼ 11ᵀ for 12 inputs", np.trace(limit) ** 2 / (limit ** 2).sum(),
+               7.1, atol=0.05)
+nh.check_between("relu, depth 1000: the effective rank approaches it", tour.gram_rank(tour.angle_profile(1000,
+                 "relu")), 7.0, 64 / 9)
 nh.check_close("gelu, depth 50: normalized NTK at 30° and 180°", at(50, "gelu", 30, 180), [0.64, 0.40],
                atol=0.005)
 nh.check_close("gelu, depth 10: normalized NTK at 30° and 180°", at(10, "gelu", 30, 180), [0.54, 0.16],
+               atol=0.005)
+nh.check_close("gelu, depth 1: normalized NTK at 30° and 180°", at(1, "gelu", 30, 180), [0.82, -0.05],
                atol=0.005)
 variance = nh.mlp_kernels_by_depth(nh.circle(1)[1], depth=50, activation="gelu").nngp[:, 0, 0]
 nh.check_close("gelu: the output's variance at depth 50 (quoted 2.6e-12)", variance[-1], 2.6e-12, rtol=0.02)
@@ -402,6 +483,9 @@ nh.check_close("gelu: the signal's correlation at depth 50 (quoted 0.80 and 0.60
                atol=0.005)
 nh.check_close("gelu: the signal's correlation is frozen from depth 20 on", signal[19], signal[49],
                atol=0.002)
+theta_xx, sigma_xx = deep.ntk[:, 0, 0], deep.nngp[:, 0, 0]    # Θ^(l+1) = Σ^(l+1) + Σ̇^(l+1) Θ^(l), diagonal
+nh.check_close("gelu: a deep layer's backward factor Σ̇(x, x) is ½", float((theta_xx[49] - sigma_xx[49])
+               / theta_xx[48]), 0.5, rtol=0.01)
 nh.check_that("gelu: from depth 50 to 100 the NTK climbs towards the frozen correlation",
               bool(((ntk[49] < ntk[99]) & (ntk[99] < signal[49])).all()), measured=ntk[99],
               expected="between depth 50's NTK and the correlation")
@@ -417,6 +501,10 @@ nh.check_that("erf and tanh at σ_w = √2 without bias are in the chaotic phase
               measured=", ".join(regimes), expected="chaotic, chaotic")
 nh.check_close("identity: cos 30° at depths 1 and 50", at(1, "identity", 30) + at(50, "identity", 30),
                [np.cos(np.pi / 6)] * 2, rtol=1e-12)
+nh.check_close("identity: effective rank exactly 2", tour.gram_rank(tour.angle_profile(2, "identity")), 2.0,
+               rtol=1e-9)
+nh.check_close("erf and tanh, depth 50: effective rank 6.0",
+               [tour.gram_rank(tour.angle_profile(50, a)) for a in ("erf", "tanh")], [6.0, 6.0], atol=0.05)
 
 # %% [markdown]
 # ## The lessons
@@ -477,6 +565,7 @@ nh.check_close("identity: cos 30° at depths 1 and 50", at(1, "identity", 30) + 
 # | $\Sigma^{(l)}(x,x')$ | `kernel.nngp` | covariance of one unit's pre-activation at initialization (the NNGP kernel) |
 # | $\Theta^{(l)}(x,x')$ | `kernel.ntk` | the neural tangent kernel |
 # | $E, \dot E$ | `activation.dual` | $\mathbb E[\phi(u)\phi(v)]$ and $\mathbb E[\phi'(u)\phi'(v)]$ for Gaussian $(u,v)$ |
+# | $\dot\Sigma^{(l)}(x,x')$ | — | $\sigma_w^2\,\dot E$ at layer $l$: the factor by which a layer multiplies the NTK below it, $\Theta^{(l)} = \Sigma^{(l)} + \dot\Sigma^{(l)}\,\Theta^{(l-1)}$ |
 # | $\chi_1$ | `chi1` | slope of the correlation map at $c=1$: order ($<1$) vs chaos ($>1$) |
 # | $r_\text{eff}$ | `effective_rank` | $\operatorname{tr}(K)^2/\lVert K\rVert_F^2$ |
 #
@@ -523,18 +612,55 @@ nh.check_close("identity: cos 30° at depths 1 and 50", at(1, "identity", 30) + 
 #
 # </details>
 #
-# 2. One gradient step on a whole batch, with the loss $\frac12\sum_i (f(x_i) - y_i)^2$ and learning rate
-#    $\eta$: to first order, how does $f$ change on a test input $x$ that is not in the batch?
+# 2. The dashed depth-1 relu curve of the slider ends at exactly 0 at 180°. Predict: does a *finite* network
+#    with one hidden ReLU layer and no bias, of width 64, also give $\Theta(x,-x) = 0$, and why? Why does the
+#    depth-2 network (0.11 at 180°) not?
 #
 # <details><summary>Answer</summary>
 #
-# $\Delta f(x) \approx -\eta\sum_i \Theta(x,x_i)\,(f(x_i) - y_i)$: each training input pulls $f(x)$ towards
-# fitting its own residual, weighted by the kernel between $x$ and it. The test input needs no label; only its
-# kernel with the training inputs matters.
+# Yes, exactly 0, at every width and every seed. The pre-activation of hidden unit $i$ at $-x$ is
+# $-w_i\cdot x$, so each unit is on for exactly one of the two inputs ($w_i\cdot x = 0$ has probability 0). The
+# gradient with respect to the readout holds the unit's outputs $\mathrm{ReLU}(w_i\cdot x)$ and
+# $\mathrm{ReLU}(-w_i\cdot x)$, the gradient with respect to $w_i$ its slopes: in both, one of the two factors
+# is 0, so every product in $\nabla_\theta f(x)\cdot\nabla_\theta f(-x)$ vanishes. With two hidden layers the
+# second layer's pre-activations at $x$ and $-x$ mix two sets of active first-layer units with random weights:
+# they are not opposite, and many second-layer units are on for both inputs.
 #
 # </details>
 #
-# 3. Why does the normalized NTK always lie between −1 and 1?
+# 3. You train the depth-2 ReLU network of the first picture on two inputs 30° apart, with the squared loss.
+#    To first order, what is the largest learning rate at which gradient descent converges whatever the
+#    targets? Use $\Theta(x,x) = 6$ and the slider's depth-2 reading at 30°. Is it larger or smaller than the
+#    $2/6 \approx 0.33$ of a single input?
+#
+# <details><summary>Answer</summary>
+#
+# About 0.19, smaller. On the training inputs each step multiplies the vector of residuals by
+# $I - \eta\Theta$, with $\Theta = 6\begin{pmatrix}1 & 0.75\\ 0.75 & 1\end{pmatrix}$. Its eigenvalues are
+# $6(1 \pm 0.75) = 10.5$ and $1.5$, for the residuals $(1, 1)$ and $(1, -1)$, and both factors
+# $|1 - \eta\lambda|$ stay below 1 only for $\eta < 2/\lambda_\text{max} = 2/10.5 \approx 0.19$. Two close
+# inputs push each other's outputs the same way, so a common residual is corrected almost twice as fast, and
+# overshoots at a smaller rate. Width 1024 agrees: with both targets 1 above the outputs, five steps at
+# $\eta = 0.15$ shrink the residuals, five at $\eta = 0.25$ make them grow. Lesson 07 does the same for a whole
+# training set.
+#
+# </details>
+#
+# 4. Two networks of the same architecture, both infinitely wide, start from different random seeds. Do their
+#    outputs at initialization agree? Their NTKs? Which kernel describes what, and what does that mean for the
+#    two trained networks (squared loss)?
+#
+# <details><summary>Answer</summary>
+#
+# The outputs do not: at infinite width $f_0$ is a random function, a Gaussian process whose covariance is the
+# NNGP kernel $\Sigma$, and each seed draws another one. The NTKs do: both are the deterministic
+# $\Theta_\infty$, the kernel of the training steps. So the two trained networks differ only through their
+# starts: each ends at its $f_0$ plus kernel regression with $\Theta_\infty$ on $y - f_0$. Their mean over
+# seeds is kernel regression on $y$; their spread involves both kernels (lesson 07).
+#
+# </details>
+#
+# 5. Why does the normalized NTK always lie between −1 and 1?
 #
 # <details><summary>Answer</summary>
 #
@@ -544,46 +670,70 @@ nh.check_close("identity: cos 30° at depths 1 and 50", at(1, "identity", 30) + 
 # gradients point the same way.
 #
 # </details>
-#
-# 4. The NNGP kernel $\Sigma$ and the NTK $\Theta$ are both kernels of the same network. Which one describes
-#    the spread of the outputs over random initializations, and which one how gradient descent moves them?
-#
-# <details><summary>Answer</summary>
-#
-# $\Sigma$ is the covariance of the outputs over the random initialization: at infinite width $f_0$ is a
-# Gaussian process with kernel $\Sigma$. $\Theta$ is the kernel of the training steps, as in the formula for
-# $\Delta f(x)$ above. With the squared loss the trained network's mean prediction is kernel regression with
-# $\Theta$; its spread over initializations involves both kernels (lesson 07).
-#
-# </details>
-#
-# 5. The width-2048 network's NTK was 3.5 % away from the infinite-width one. Roughly how far would a network
-#    of width 8192 be, and why can you not say exactly?
-#
-# <details><summary>Answer</summary>
-#
-# About half as far on average: the typical deviation from the limit shrinks like $m^{-1/2}$, and
-# $8192 = 4 \times 2048$. But one network is one random draw, and its deviation can be larger or smaller than
-# the typical one: in the one-step picture above, seed 0 was farther from the limit at width 4096 (4.8 %) than
-# at width 1024 (3.0 %). Only the average over seeds follows $m^{-1/2}$; lesson 01 measures its slope.
-#
-# </details>
+
+# %% tags=["check"]
+# Question 2: exact zeros (no bias; ReLU(u)·ReLU(-u) = 0 in floating point too). Question 3: the exact
+# 2 × 2 NTK, and five steps of real gradient descent on the two inputs.
+opposite = torch.tensor([[2 ** 0.5, 0.0], [-(2 ** 0.5), 0.0]], dtype=torch.float64)
+at_180 = tour.angle_profile(1, "relu").at(180)
+nh.check_that("one hidden ReLU layer, infinite width: 0 at 180°", abs(at_180) < 1e-12, measured=at_180,
+              expected=0)
+for width_, seed_ in ((64, 0), (64, 1), (1024, 2)):
+    shallow_net = nh.mlp(depth=1, activation="relu").network(2, width=width_, seed=seed_)
+    cross = float(nh.empirical_ntk(shallow_net, opposite)[0, 1])
+    nh.check_that("one hidden ReLU layer, finite width: Θ(x, −x) = 0 exactly", cross == 0.0, measured=cross,
+                  expected=0)
+deep_ntk = nh.empirical_ntk(nh.mlp(depth=2, activation="relu").network(2, width=1024, seed=0), opposite)
+nh.check_between("two hidden layers, width 1024: Θ(x, −x) / Θ(x, x) is not 0 (about 0.11)",
+                 float(deep_ntk[0, 1] / deep_ntk[0, 0]), 0.05, 0.2)
+thirty = torch.tensor([0.0, np.pi / 6], dtype=torch.float64)
+pair = 2 ** 0.5 * torch.stack([thirty.cos(), thirty.sin()], 1)
+eigenvalues = torch.linalg.eigvalsh(nh.mlp(depth=2, activation="relu").kernel(pair).ntk)
+nh.check_close("two inputs 30° apart: eigenvalues of the 2 × 2 NTK", eigenvalues, [1.5, 10.5], atol=0.02)
+nh.check_close("the largest stable learning rate, 2 / λ_max", float(2 / eigenvalues.max()), 0.19, atol=0.005)
+
+
+def residual_norms(lr, steps=5):
+    """|f(X) - y| before and after ``steps`` steps of gradient descent, targets 1 above both outputs."""
+    net_ = nh.mlp(depth=2, activation="relu").network(2, width=1024, seed=0)
+    params_ = [p for p in net_.parameters() if p.requires_grad]
+    with torch.no_grad():
+        targets = net_(pair).reshape(-1) + 1.0
+    norms = []
+    for _step in range(steps + 1):
+        residual = net_(pair).reshape(-1) - targets
+        norms.append(float(residual.detach().norm()))
+        grads_ = torch.autograd.grad(0.5 * (residual ** 2).sum(), params_)
+        with torch.no_grad():
+            for p, g in zip(params_, grads_):
+                p -= lr * g
+    return norms
+
+
+converging, diverging = residual_norms(0.15), residual_norms(0.25)
+nh.check_that("η = 0.15: five steps shrink the residuals", converging[-1] < converging[0],
+              measured=converging, expected="a falling residual norm")
+nh.check_that("η = 0.25: five steps make them grow", diverging[-1] > diverging[0], measured=diverging,
+              expected="a growing residual norm")
 
 # %% [markdown]
 # ## Summary
 #
 # - The NTK $\Theta(x,x') = \nabla_\theta f(x)\cdot\nabla_\theta f(x')$ says how far a gradient step on $x'$
 #   moves the output at $x$: $\Delta f(x) \approx -\eta\,\Theta(x,x')\,\partial\ell/\partial f(x')$.
-# - As the width grows (NTK parameterization) it becomes a deterministic kernel set by the architecture (Jacot
-#   et al. 2018). For smooth activations it stays fixed over a finite training time, for a general loss, and
-#   with the squared loss the trained network is $f_0$ plus kernel regression (Lee et al. 2019); ReLU networks
-#   need other proofs. Lesson 01 states when this holds.
+# - As the widths grow (NTK parameterization) it becomes a deterministic kernel set by the architecture (Jacot
+#   et al. 2018, widths growing one after another; Yang 2019 and Arora et al. 2019, all together). For smooth
+#   activations it stays fixed over a finite training time, for a general loss; with the squared loss training
+#   has a closed form at every time, ending at $f_0$ plus kernel regression on $y - f_0$ (Lee et al. 2019). ReLU
+#   networks need other proofs. Lesson 01 states when this holds.
 # - One description in `ntk_helpers` gives a finite PyTorch network and the exact infinite-width kernels. A
 #   finite network's NTK is one random draw around the limit (3.5 % away for the width-2048 network above);
 #   only its typical distance shrinks steadily with the width.
 # - The normalized NTK reads as a correlation between inputs. Depth makes ReLU's nearly flat (about 0.3 at
-#   depth 50), drives erf and tanh without bias to 0 except near equal or opposite inputs (exactly −1 at 180°),
-#   keeps GELU's angle (0.64 and 0.40 at depth 50), and never changes a linear network's $\cos\theta$.
+#   depth 50) while the effective rank of its Gram matrix rises; it drives erf and tanh without bias to 0
+#   except near equal or opposite inputs (exactly −1 at 180°); it leaves GELU a smaller but lasting contrast
+#   (0.64 at 30° and 0.40 at 180° at depth 50, against 0.82 and −0.05 at depth 1); and it never changes a
+#   linear network's $\cos\theta$.
 # - Lessons 02–06 take the kernel through each architecture, 07 through training, 08 through its spectrum.
 
 # %% [markdown]
@@ -599,9 +749,12 @@ nh.check_close("identity: cos 30° at depths 1 and 50", at(1, "identity", 30) + 
 #
 # **What is true:** two statements with different conditions. The NTK stays fixed over a finite training time
 # for a general loss, in the NTK parameterization at a learning rate that does not grow with the width, for
-# smooth activations (Jacot et al. 2018). The trained network is a kernel predictor, $f_0$ plus kernel
-# regression on $y - f_0$ with $f_0$ a random draw from the NNGP, only for the squared loss at the end of
-# training (Lee et al. 2019). See [errata B1](../ERRATA.md#b1); lessons 01 and 07 show both.
+# smooth activations (Jacot et al. 2018). While the kernel stays fixed, the change $f_t - f_0$ is, for any loss
+# and at every time $t$, a combination of the functions $\Theta(\cdot, x_i)$ of the training inputs: a kernel
+# predictor in that sense. What needs the squared loss is the closed form, kernel regression, at every $t$:
+# $f_t = f_0 + \Theta(\cdot, X)\,\Theta(X, X)^{-1}(I - e^{-\eta\Theta(X, X)\,t})\,(y - f_0(X))$ under gradient
+# flow, which ends at $f_0$ plus kernel regression on $y - f_0$, with $f_0$ a random draw from the NNGP (Lee et
+# al. 2019). See [errata B1](../ERRATA.md#b1); lessons 01 and 07 show both.
 #
 # </details>
 #
@@ -610,9 +763,13 @@ nh.check_close("identity: cos 30° at depths 1 and 50", at(1, "identity", 30) + 
 # **The text says:** with depth, the NTK becomes constant or low rank.
 #
 # **What is true:** it depends on the activation and its scale. The slider above shows ReLU at depth 50 with 1
-# on the diagonal and about 0.28–0.34 off it: its normalized NTK tends to
-# $\frac34 I + \frac14\mathbf 1\mathbf 1^\top$, which has full rank. See [errata A4](../ERRATA.md#a4); lesson
-# 02 derives it.
+# on the diagonal and about 0.28–0.34 off it: not constant, and its normalized NTK tends to
+# $\frac34 I + \frac14\mathbf 1\mathbf 1^\top$, which has full rank. In the sense of the effective rank the
+# text has a point: that of $\frac34 I + \frac14\mathbf 1\mathbf 1^\top$ is $16n/(n+15)$, below 16 however
+# many inputs $n$ there are (7.1 for the slider's 12; 6.1 at depth 50). erf and tanh at $\sigma_w = \sqrt2$
+# (the chaotic phase) go the other way: their normalized NTK tends to 0 between any two inputs that are neither
+# equal nor opposite. See [errata A4](../ERRATA.md#a4); lesson 02 derives both, lesson 08 treats the effective
+# rank.
 #
 # </details>
 

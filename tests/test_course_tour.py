@@ -107,10 +107,35 @@ def test_every_slider_setting_gives_a_finite_correlation(activation):
 
 def test_the_title_reads_the_curve_and_never_shows_minus_zero():
     title = tour.profile_title(tour.angle_profile(50, "erf"))
-    assert title == "erf, depth 50: 0.00 at 30°, 0.00 at 90°, -1.00 at 180°", title
+    assert title == "erf, depth 50: 30° vs 180° differ by 1.00 (0.00 vs -1.00; 90°: 0.00)", title
     relu = tour.angle_profile(50, "relu")
-    expected = ", ".join(f"{relu.at(a):.2f} at {a:g}°" for a in (30, 90, 180))
-    assert tour.profile_title(relu) == f"relu, depth 50: {expected}"
+    near, mid, far = (round(relu.at(a), 2) for a in (30, 90, 180))
+    expected = f"relu, depth 50: 30° vs 180° differ by {abs(near - far):.2f} ({near:.2f} vs {far:.2f}; 90°: {mid:.2f})"
+    assert tour.profile_title(relu) == expected, f"expected {expected!r}, got {tour.profile_title(relu)!r}"
+
+
+def test_the_effective_rank_of_the_gram_panel_matches_closed_forms():
+    """identity: K_ij = cos(30° (i - j)), tr K = 12 and ||K||_F^2 = 12 * sum_k cos^2(30° k) = 72, so 144 / 72 = 2;
+    erf at depth 50 (chaotic, odd): K -> I - P with P the pairing of opposite points, 144 / 24 = 6; deep ReLU:
+    K -> 3/4 I + 1/4 11^T, whose effective rank is 16 n / (n + 15) = 64/9 for n = 12."""
+    identity = tour.gram_rank(tour.angle_profile(3, "identity"))
+    assert identity == pytest.approx(2.0, abs=1e-9), f"identity: expected 2, got {identity}"
+    erf = tour.gram_rank(tour.angle_profile(50, "erf"))
+    assert erf == pytest.approx(6.0, abs=1e-3), f"erf, depth 50: expected about 6, got {erf}"
+    relu = [tour.gram_rank(tour.angle_profile(depth, "relu")) for depth in (2, 50, 1000)]
+    assert relu[0] < relu[1] < relu[2] < 64 / 9, f"relu: expected to rise towards 64/9 = 7.11, got {relu}"
+    assert relu[2] == pytest.approx(64 / 9, abs=0.1), f"relu, depth 1000: expected about 7.11, got {relu[2]}"
+    assert tour.gram_title(tour.angle_profile(3, "identity")) == "12 inputs 30° apart: effective rank 2.0 of 12"
+
+
+def test_the_gaps_title_names_the_larger_gap():
+    for activation, lr in (("relu", 0.1), ("erf", 0.1), ("relu", 2.0)):
+        step = tour.one_step(nh.mlp(2, activation), width=256, lr=lr, n=24, seed=0)
+        title = tour.gaps_title(step)
+        larger_first = "finite width" if step.width_gap >= step.taylor_gap else "first order"
+        assert title.index(larger_first) < 20, \
+            f"{activation}, lr {lr}: gaps {step.width_gap:.4f} (width) and {step.taylor_gap:.4f}, title {title!r}"
+        assert f"{step.width_gap:.1%}" in title and f"{step.taylor_gap:.2%}" in title, title
 
 
 def test_bad_settings_are_refused_with_a_message():

@@ -27,9 +27,9 @@ if importlib.util.find_spec("ntk_helpers") is None:
 # %% [markdown]
 # ## 一图看懂核心思想
 #
-# 在单个训练输入 $x_0$ 上走一步梯度下降：网络在*每一个*输入 $x$ 上的输出都会移动，一阶近似下移动量是 $\eta\,\Theta(x,x_0)$ 乘以推动量，其中 $\Theta(x,x_0) = \nabla_\theta f(x)\cdot\nabla_\theta f(x_0)$ 就是神经正切核。NTK 是一张表，记录在一个输入上的学习如何改变另一个输入上的预测；网络越宽，这张表就越接近一个只由网络结构决定的固定的核。
+# 在单个训练输入 $x_0$ 上、以 $y_0$ 为目标走一步梯度下降：网络在*每一个*输入 $x$ 上的输出都会移动，一阶近似下移动量是 $\eta\,\Theta(x,x_0)\,(y_0 - f(x_0))$，即学习率乘以核再乘以残差，其中 $\Theta(x,x_0) = \nabla_\theta f(x)\cdot\nabla_\theta f(x_0)$ 就是神经正切核。NTK 是一张表，记录在一个输入上的学习如何改变另一个输入上的预测；网络越宽，这张表就越接近一个只由网络结构决定的固定的核。
 #
-# 下面，一个宽度为 1024、输入位于圆周上的 ReLU 网络，在角度 0° 处的输入上以学习率 $\eta = 0.1$ 走一步梯度下降，这个输入的目标值设为比当前输出高 1。圆点是 $f$ 在圆周上 72 个输入处的实际变化；两条曲线是一阶预测 $\eta\,\Theta(x,x_0)$，分别用这个网络自己的 NTK 和无限宽的 NTK 计算。这些设置都写在该单元格的一行里；图下面的问题会请你修改它们，再重新运行这个单元格。
+# 下面，一个 ReLU 网络在角度 0° 处的输入上以学习率 $\eta = 0.1$ 走一步梯度下降，这个输入的目标值设为比当前输出高 1（残差为 1）。它有两个宽度为 1024 的隐藏层（`depth = 2`：连同读出层共三个权重矩阵），每一层（包括读出层）都以 $\sigma_w = \sqrt2$ 缩放，不带偏置；它的输入位于 $\mathbb R^2$ 中的圆周上，$\lVert x\rVert^2 = d = 2$。圆点是 $f$ 在圆周上 72 个输入处的实际变化；两条曲线是一阶预测 $\eta\,\Theta(x,x_0)$，分别用这个网络自己的 NTK 和无限宽的 NTK 计算。下面的小图把它们之间的差别放大显示。这些设置都写在该单元格的一行里；图下面的问题会请你修改它们，再重新运行这个单元格。
 
 # %%
 import matplotlib.pyplot as plt
@@ -40,20 +40,47 @@ nh.plotting.use_style()
 depth, activation, width, lr, seed = 2, "relu", 1024, 0.1, 0        # change these, then re-run the cell
 step = tour.one_step(nh.mlp(depth=depth, activation=activation), width=width, lr=lr, seed=seed)
 
-fig, ax = plt.subplots(figsize=(7.5, 4.2))
-ax.axhline(0, color="0.6", lw=1)
-ax.plot(step.degrees, step.measured, "o", ms=4, label=nh._("measured: f after the step − f before"))
-ax.plot(step.degrees, step.predicted, "-", label=nh._(r"$\eta\,\Theta(x, x_0)$, this network's NTK"))
-ax.plot(step.degrees, step.limit, "--", color="0.3", label=nh._(r"$\eta\,\Theta(x, x_0)$, infinite width"))
-ax.set(xlabel=nh._(r"angle between $x$ and the trained input $x_0$ (degrees)"), xticks=range(-180, 181, 60),
-       ylabel=nh._(r"change of $f(x)$"))
-ax.set_title(nh._(r"One step on $x_0$ moves $f$ everywhere, most near $x_0$"))
-ax.legend(loc="upper left", fontsize=9.5)
+# nh._("...") marks a label for the Chinese edition's translation; in English it returns the text unchanged.
+fig, (top, gaps) = plt.subplots(2, 1, figsize=(7.5, 5.8), sharex=True, height_ratios=[2.2, 1])
+top.axhline(0, color="0.6", lw=1)
+top.plot(step.degrees, step.measured, "o", ms=4, label=nh._("measured: f after the step − f before"))
+top.plot(step.degrees, step.predicted, "-", label=nh._(r"$\eta\,\Theta(x, x_0)$, this network's NTK"))
+top.plot(step.degrees, step.limit, "--", color="0.3", label=nh._(r"$\eta\,\Theta(x, x_0)$, infinite width"))
+top.set(ylabel=nh._(r"change of $f(x)$"),
+        title=nh._(r"One step on $x_0$ moves $f$ on every input, not only at $x_0$"))
+top.legend(loc="upper left", fontsize=9.5)
+gaps.axhline(0, color="0.6", lw=1)
+gaps.plot(step.degrees, step.measured - step.predicted, "o", ms=3, label=nh._("dots − solid line"))
+gaps.plot(step.degrees, step.predicted - step.limit, "-", color="C1", label=nh._("solid − dashed line"))
+gaps.set(xlabel=nh._(r"angle between $x$ and the trained input $x_0$ (degrees)"), xticks=range(-180, 181, 60),
+         ylabel=nh._("difference"))
+gaps.set_title(tour.gaps_title(step), fontsize=10)
+gaps.legend(loc="upper left", fontsize=8.5, ncols=2)
 plt.show()
 print(nh._("f(x₀) rose by {rise:.2f}; the target was {push:g} above it")
       .format(rise=step.at(0), push=step.push))
 print(nh._("measured vs first order: {taylor:.2%} apart; this network's NTK vs the limit: {width:.1%} apart")
       .format(taylor=step.taylor_gap, width=step.width_gap))
+
+# %% [markdown]
+# `tour.one_step` 做的不过是一步梯度下降。用 PyTorch 写出来（取默认设置）就是：
+
+# %%
+import torch
+
+_, circle_x = nh.circle(72)                                   # the 72 inputs; circle_x[0] is x₀, at 0°
+model = nh.mlp(depth=2, activation="relu").network(2, width=1024, seed=0)
+parameters = [p for p in model.parameters() if p.requires_grad]
+with torch.no_grad():
+    before = model(circle_x).reshape(-1)
+target = before[0] + 1.0                                      # y₀, 1 above f(x₀): the residual is 1
+loss = 0.5 * (model(circle_x[:1]).reshape(()) - target) ** 2  # the squared loss on x₀ alone
+gradients = torch.autograd.grad(loss, parameters)
+with torch.no_grad():
+    for parameter, gradient in zip(parameters, gradients):
+        parameter -= 0.1 * gradient                           # the step, learning rate 0.1
+    change = (model(circle_x).reshape(-1) - before).numpy()   # the figure's dots, at the default settings
+print(nh._("written out: f(x₀) rose by {rise:.2f}").format(rise=change[0]))
 
 # %% [markdown]
 # **先解释，再动手。** 每个问题都请你修改上面单元格中的设置行（`depth, activation, width, lr, seed = …`），然后重新运行这个单元格：先预测，再运行。做完后把这一行改回原样。
@@ -62,7 +89,7 @@ print(nh._("measured vs first order: {taylor:.2%} apart; this network's NTK vs t
 #
 # <details><summary>答案</summary>
 #
-# 在一阶近似下，升高量是 $\eta\,\Theta(x_0,x_0)$ 乘以推动量 1，而这个网络的无限宽 $\Theta(x_0,x_0)$ 等于 6（它的三个权重层各贡献 2，原因见第 02 课）：$0.1 \times 6 = 0.6$。所以 $\eta = 1/6$ 一步就到达目标：$f(x_0)$ 升高 1.02（这个网络自己的 $\Theta(x_0,x_0)$ 是 6.15，并不恰好是 6）。当 $\eta = 0.5$ 时它升高 3.02：误差 $f(x_0) - y_0$ 从 $-1$ 变成 $+2.02$。每一步都把误差乘以 $1 - \eta\,\Theta(x_0,x_0)$，这里约为 $1 - 3 = -2$，所以按这个学习率走下去，每一步都比上一步冲得更远，最终发散。只有当 $\eta < 2/\Theta(x_0,x_0)$（这里约为 0.33）时，误差才会缩小；第 07 课把这一点推广为整个训练集上学习率的上限。
+# 在一阶近似下，升高量是 $\eta\,\Theta(x_0,x_0)$ 乘以残差 1，而这个网络的无限宽 $\Theta(x_0,x_0)$ 等于 6（它的三个权重层各贡献 2，原因见第 02 课）：$0.1 \times 6 = 0.6$。所以 $\eta = 1/6$ 一步就到达目标：$f(x_0)$ 升高 1.02（这个网络自己的 $\Theta(x_0,x_0)$ 是 6.15，并不恰好是 6）。当 $\eta = 0.5$ 时它升高 3.02：误差 $f(x_0) - y_0$ 从 $-1$ 变成 $+2.02$。每一步都把误差乘以 $1 - \eta\,\Theta(x_0,x_0)$，这里约为 $1 - 3 = -2$，所以按这个学习率走下去，每一步都比上一步冲得更远，最终发散。只有当 $\eta < 2/\Theta(x_0,x_0)$（这里约为 0.33）时，误差才会缩小；第 07 课把这一点推广为整个训练集上学习率的上限。
 #
 # </details>
 #
@@ -70,17 +97,24 @@ print(nh._("measured vs first order: {taylor:.2%} apart; this network's NTK vs t
 #
 # <details><summary>答案</summary>
 #
-# 所有输入共享同一组参数，而 NTK 是每个权重层各一项之和：$\Theta(x,x_0) = \sum_l \nabla_{W_l} f(x)\cdot\nabla_{W_l} f(x_0)$。第一层以上各层的项由 ReLU 的输出、ReLU 的斜率（0 或 1）和权重的平方构成，它们都不是负数，所以这些项永远不会是负的。只有第一层的项含有输入本身，即 $x\cdot x_0 = d\cos\theta$，它在超过 90° 后为负。有两个隐藏层时，另外两项在每个角度上都压过它：最小的变化约为 0.05，出现在圆周的另一侧。只有一个隐藏层时，它是两项中的一项，在远离 $x_0$ 处占了上风：115° 到 175° 处的圆点降到 0 以下（最低约为 −0.03）。下面滑块中虚线画出的深度 1 曲线，在无限宽的核中显示了同样的现象，最低到 −0.07。
+# 所有输入共享同一组参数，而 NTK 是每个权重层各一项之和：$\Theta(x,x_0) = \sum_l \nabla_{W_l} f(x)\cdot\nabla_{W_l} f(x_0)$。在这个深度为 2 的网络中，第一层以上两层的项由 ReLU 的输出、ReLU 的斜率（0 或 1）和读出权重的平方构成，它们都不是负数，所以这些项永远不会是负的。（在更深的网络中，中间层的项还含有不同权重的乘积，正负都有可能。）只有第一层的项含有输入本身，即 $x\cdot x_0 = d\cos\theta$，它在超过 90° 后为负。有两个隐藏层时，另外两项在每个角度上都压过它：最小的变化约为 0.05，出现在圆周的另一侧。只有一个隐藏层时，它是两项中的一项，在远离 $x_0$ 处占了上风：115° 到 175° 处的圆点降到 0 以下（最低约为 −0.03）。下面滑块中虚线画出的深度 1 曲线，在无限宽的核中显示了同样的现象，最低到 −0.07。
 #
 # </details>
 #
-# 3. 打印结果显示：圆点与实线相差 0.40 %（一阶展开遗漏的部分），实线与虚线相差 3.0 %（这个网络的核与无限宽的核之差）；两个差距都是在 72 个输入上计算的相对 2-范数 $\lVert a - b\rVert / \lVert b\rVert$。预测一下：把 $\eta$ 减半时哪个差距会变？把网络加宽到四倍时呢？然后试一试 `lr = 0.05`，以及 `width = 4096`（`lr = 0.1`）。
+# 3. 打印结果和下面的小图显示了两个差距：圆点与实线相差 0.40 %（一阶展开遗漏的部分），实线与虚线相差 3.0 %（这个网络的核与无限宽的核之差）；两个差距都是在 72 个输入上计算的相对 2-范数 $\lVert a - b\rVert / \lVert b\rVert$。预测一下：把 $\eta$ 减半时哪个差距会变？把网络加宽到四倍时呢？然后试一试 `lr = 0.05`，以及 `width = 4096`（`lr = 0.1`）。
 #
 # <details><summary>答案</summary>
 #
-# 把 $\eta$ 减半时，核的差距仍是 3.0 %：两个核都属于走这一步之前的网络，$\eta$ 根本不进入它们。一阶差距降到 0.27 %，降幅不到一半。对光滑的激活函数，一阶近似遗漏的部分是 $\eta^2$ 量级，而变化本身是 $\eta$ 量级，所以这个差距会减半（设 `activation = "erf"`：$\eta = 0.1$ 时为 0.09 %，$\eta = 0.05$ 时为 0.05 %）。ReLU 有一个折点：预激活在这一步中越过 0 的单元会被打开或关闭，这是任何一阶展开都看不到的；而越过 0 的单元个数随 $\eta$ 跳跃式地变化。
+# 把 $\eta$ 减半时，核的差距仍是 3.0 %：两个核都属于走这一步之前的网络，$\eta$ 根本不进入它们。一阶差距降到 0.27 %，降幅不到一半。对光滑的激活函数，一阶近似遗漏的部分是 $\eta^2$ 量级，而变化本身是 $\eta$ 量级，所以这个差距会减半（试试 `activation = "erf"`）。ReLU 有一个折点：预激活在这一步中越过 0 的单元会被打开或关闭，这是任何一阶展开都看不到的，而 $\eta$ 越大，越过 0 的单元越多。所以这个差距缩小得比 $\eta$ 慢：在种子 0–2 上，把 $\eta$ 减半只让它乘以 0.64 到 0.90，更接近按 $\sqrt\eta$ 变化的差距所对应的 $1/\sqrt2 \approx 0.71$，而不是光滑激活函数的 ½。
 #
-# 宽度 4096 使一阶差距缩小到 0.11 %，核的差距却*变大*了，为 4.8 %：一个网络只是一次随机抽样，而种子 0 在宽度 1024 时恰好比较接近极限。在两个宽度下把 `seed` 依次改为 1、…、5 试试：在种子 0–5 上，核的差距在宽度 1024 时为 3.0–9.5 %（平均 5.7 %），在宽度 4096 时为 2.2–4.8 %（平均 3.2 %）。平均而言它在缩小，宽度变为四倍时大约减半，这正是 $m^{-1/2}$ 量级的典型大小所预言的；第 01 课在许多种子上测量这个斜率。
+# 宽度 4096 使一阶差距缩小到 0.11 %，核的差距却*变大*了，为 4.8 %：一个网络只是一次随机抽样，而种子 0 在宽度 1024 时恰好比较接近极限。在种子 0–5 上（试试 `seed = 1`、…、`5`）：
+#
+# | 宽度 | 种子 0–5 上核的差距 | 平均 |
+# |---|---|---|
+# | 1024 | 3.0 % 到 9.5 % | 5.7 % |
+# | 4096 | 2.2 % 到 4.8 % | 3.2 % |
+#
+# 平均而言，宽度变为四倍时它大约减半，这正是 $m^{-1/2}$ 量级的典型大小所预言的；第 01 课在许多种子上测量这个斜率。
 #
 # </details>
 
@@ -92,6 +126,8 @@ import numpy as np
 relu = nh.mlp(depth=2, activation="relu")
 base = tour.one_step(relu, width=1024, lr=0.1, seed=0)
 at_x0 = base.degrees == 0
+nh.check_close("the step written out in PyTorch gives the dots of the default figure", np.roll(change, 35),
+               base.measured, rtol=1e-9)                # circle point k is at 5° k: roll to -175°, …, 180°
 nh.check_close("infinite-width Θ(x₀, x₀) of the depth-2 ReLU network",   # an exact kernel: rounding only
                base.limit[at_x0] / base.lr, [6.0], rtol=1e-9)
 by_depth = nh.mlp_kernels_by_depth(nh.circle(1)[1], depth=2, activation="relu").ntk[:, 0, 0]
@@ -119,12 +155,17 @@ nh.check_between("first-order gap at width 1024, η = 0.1 (quoted 0.40 %)", base
 nh.check_between("kernel gap at width 1024 (quoted 3.0 %)", base.width_gap, 0.0295, 0.0305)
 smaller = tour.one_step(relu, width=1024, lr=0.05, seed=0)
 nh.check_between("first-order gap at η = 0.05 (quoted 0.27 %)", smaller.taylor_gap, 0.00265, 0.00275)
+first_order_gap = lambda lr, seed: tour.one_step(relu, width=1024, lr=lr, seed=seed).taylor_gap
+halving = [smaller.taylor_gap / base.taylor_gap]
+halving += [first_order_gap(0.05, s) / first_order_gap(0.1, s) for s in (1, 2)]
+nh.check_close("relu, seeds 0–2: halving η multiplies the first-order gap by 0.64 to 0.90",
+               [min(halving), max(halving)], [0.64, 0.90], atol=0.005)
 nh.check_between("ReLU: halving η removes less than half of the first-order gap",
                  smaller.taylor_gap / base.taylor_gap, 0.55, 0.95)
 nh.check_close("halving η leaves the kernel gap as it was", smaller.width_gap, base.width_gap, rtol=1e-9)
 erf = [tour.one_step(nh.mlp(depth=2, activation="erf"), width=1024, lr=lr, seed=0).taylor_gap
        for lr in (0.1, 0.05)]
-nh.check_close("erf: first-order gap at η = 0.1 and 0.05 (quoted 0.09 % and 0.05 %)", erf, [0.0009, 0.0005],
+nh.check_close("erf: first-order gap at η = 0.1 and 0.05", erf, [0.0009, 0.0005],
                atol=0.00005)
 nh.check_close("erf: halving η halves the first-order gap", erf[1] / erf[0], 0.5, rtol=0.05)
 wider = tour.one_step(relu, width=4096, lr=0.1, seed=0)
@@ -152,13 +193,13 @@ nh.check_between("four times the width: the mean kernel gap about halves",
 #
 # 对平方损失 $\ell = \frac12\sum_i (f(x_i) - y_i)^2$，最后一个因子就是残差 $f(x_i) - y_i$（在上面的图中：只有一个输入，残差为 $-1$）。这里的推导完全不需要网络很宽。宽度带来的是：$\Theta$ 不再随机，也不再移动。
 #
-# **设定。** 本课程中的每个网络都按 *NTK 参数化* 计算每一层：$z = \frac{\sigma_w}{\sqrt{\text{fan-in}}}\,W h + \sigma_b\,b$，其中 $h$ 是这一层的输入，$W$ 和 $b$ 的每个元素都从 $\mathcal N(0,1)$ 中抽取。无论下面一层有多宽，因子 $1/\sqrt{\text{fan-in}}$ 都使每个 $z$ 保持 1 的量级；下面的定理正是在这个设定下成立的。
+# **设定。** 本课程中的每个网络都按 *NTK 参数化* 计算每一层：$z = \frac{\sigma_w}{\sqrt{\text{fan-in}}}\,W h + \sigma_b\,b$，其中 $h$ 是这一层的输入，$W$ 和 $b$ 的每个元素都从 $\mathcal N(0,1)$ 中抽取。无论下面一层有多宽，因子 $1/\sqrt{\text{fan-in}}$ 都使每个 $z$ 保持 1 的量级。标准参数化也做到了这一点，只不过它把同一个因子放进初始权重的方差里；但那样一来 NTK 会与宽度成正比地增长，学习率必须按 1/宽度 缩小。把因子放在前向计算中，$\Theta$ 在 1 量级的学习率下保持 1 的量级（第 05b 课）。下面的定理正是在这个设定下成立的。
 #
-# **已经证明的结论**（每个隐藏层的宽度 $m$ 趋于无穷时）：
+# **已经证明的结论**（各隐藏层的宽度趋于无穷时）：
 #
-# - *在初始化时*，随机网络的 NTK 收敛到一个固定的核 $\Theta_\infty$，它只由网络结构决定，可以通过逐层递归算出（Jacot, Gabriel & Hongler 2018，定理 1）。第 02 课推导这个递归；第 03–06 课把它推广到卷积、残差块、归一化和其他激活函数。
-# - *在训练过程中*，用梯度流训练到任意有限时刻，并且对一般的损失（平方损失、交叉熵、…）都成立：NTK 始终停留在 $\Theta_\infty$，网络的训练就像一个关于参数的线性模型，核固定不变（Jacot et al. 2018，定理 2）。
-# - *对平方损失*，用足够小的学习率做梯度下降，并且 $\Theta_\infty$ 正定时，网络在整个训练过程中都始终接近这个线性模型（Lee et al. 2019，定理 2.1）。于是训练的终点有闭式解：初始函数 $f_0$ 加上以 $\Theta_\infty$ 为核、对残差 $y - f_0$ 做的核回归。第 07 课把它与真实的梯度下降作对比检验。
+# - *在初始化时*，随机网络的 NTK 收敛到一个固定的核 $\Theta_\infty$，它只由网络结构决定，可以通过逐层递归算出（Jacot, Gabriel & Hongler 2018，定理 1）。Jacot 等人让各层宽度依次趋于无穷（先是第一个隐藏层，然后第二个，…）；所有宽度同时增大时同样的极限也成立（Yang 2019，适用于很广的一类网络结构），Arora et al.（2019）则对 ReLU 网络给出了有限宽度下与极限距离的界。第 02 课推导这个递归；第 03–06 课把它推广到卷积、残差块、归一化和其他激活函数。
+# - *在训练过程中*，用梯度流训练到任意有限时刻，并且对一般的损失（平方损失、交叉熵、…）都成立：NTK 始终停留在 $\Theta_\infty$，网络的训练就像一个关于参数的线性模型，核固定不变（Jacot et al. 2018，定理 2，同样是让各层宽度依次趋于无穷）。
+# - *对平方损失*，用足够小的学习率做梯度下降，并且 $\Theta_\infty$ 正定时，在所有宽度同时增大的情形下，网络在整个训练过程中都始终接近这个线性模型（Lee et al. 2019，定理 2.1）。于是训练在每个时刻都有闭式解，其终点是初始函数 $f_0$ 加上以 $\Theta_\infty$ 为核、对残差 $y - f_0$ 做的核回归。第 07 课把它与真实的梯度下降作对比检验。
 #
 # 这两个关于训练的结论都假设激活函数是光滑的（Jacot et al.：二阶可导且二阶导数有界；Lee et al.：导数满足 Lipschitz 条件）。上图所用的 ReLU 在 0 处有一个折点；对 ReLU 网络，同类的结论来自其他工作，前提假设也不同：Du, Zhai, Póczos & Singh（2019）处理单隐藏层的情形；Arora et al.（2019）证明，输出尺度很小的 ReLU 网络训练后的预测接近以 $\Theta_\infty$ 为核、对 $y$ 做的核回归。
 #
@@ -204,9 +245,9 @@ nh.check_that("the empirical NTK is positive definite (5 independent gradients)"
 # %% [markdown]
 # ## 试试滑块：按夹角看核
 #
-# 对长度相同的两个输入，全连接网络的 NTK 只取决于它们之间的夹角。除以夹角为 0 时的值，就得到**归一化 NTK** $\Theta(x,x')/\sqrt{\Theta(x,x)\,\Theta(x',x')}$：一个介于 −1 与 1 之间的相关系数。由上面那张图可知，它表示在 $x'$ 上走一步时 $f(x)$ 移动的幅度与 $f(x')$ 自身移动幅度之比：1 表示一样多，0 表示完全不动，−1 表示朝相反方向移动同样多。
+# 对长度相同的两个输入，全连接网络的 NTK 只取决于它们之间的夹角。除以夹角为 0 时的值，就得到**归一化 NTK** $\Theta(x,x')/\sqrt{\Theta(x,x)\,\Theta(x',x')}$：一个介于 −1 与 1 之间的相关系数。由本课开头那张“走一步”的图可知，它表示在 $x'$ 上走一步时 $f(x)$ 移动的幅度与 $f(x')$ 自身移动幅度之比：1 表示一样多，0 表示完全不动，−1 表示朝相反方向移动同样多。
 #
-# 左图画出所选**深度**和**激活函数**下它随夹角的变化，虚线是深度 1，用作对照；标题读出曲线在 30°、90° 和 180° 处的值。右图把同一个核画成圆周上相隔 30° 的 12 个输入的 12 × 12 Gram 矩阵（红色：接近 1，白色：0，蓝色：负值），也就是核回归会用到的矩阵。这里所有网络都取 $\sigma_w = \sqrt2$、不带偏置。先试几种设置，再回答图下方的问题。
+# 左图画出所选**深度**和**激活函数**下它随夹角的变化，虚线是深度 1，用作对照；标题读出曲线在 30°、90° 和 180° 处的值，以及它把相邻的输入（30°）与方向相反的输入（180°）区分得有多开。右图把同一个核画成圆周上相隔 30° 的 12 个输入的 12 × 12 Gram 矩阵 $K$（红色：接近 1，白色：0，蓝色：负值），也就是核回归会用到的矩阵。它的标题给出这个矩阵的**有效秩** $\operatorname{tr}(K)^2/\lVert K\rVert_F^2$：如果核让任何两个输入都毫无关联（$K = I$），它等于 12；如果核完全分不开它们（每个元素都是 1），它等于 1。这里所有网络都取 $\sigma_w = \sqrt2$、不带偏置。先试几种设置，再回答图下方的问题。
 
 # %%
 def draw(depth, activation):
@@ -217,7 +258,7 @@ def draw(depth, activation):
     left.set(xlabel=nh._("angle between the two inputs (degrees)"), ylabel=nh._("normalized NTK"),
              xticks=range(0, 181, 30), ylim=(-1.08, 1.08), title=tour.profile_title(profile))
     left.legend(loc="upper right")
-    nh.plotting.heatmap(right, profile.gram, title=nh._("the same kernel on 12 inputs 30° apart"),
+    nh.plotting.heatmap(right, profile.gram, title=tour.gram_title(profile),
                         xlabel=nh._("point index j (angle 30°·j)"),
                         ylabel=nh._("point index i (angle 30°·i)"),
                         symmetric=True, vmax=1.0, colorbar_label=nh._("normalized NTK (correlation)"))
@@ -228,37 +269,39 @@ nh.widgets.live_figure(draw, depth=nh.widgets.depth_slider(2, max=50),
                        activation=nh.widgets.activation_dropdown("relu"))
 
 # %% [markdown]
-# **先预测，再验证。** 每个问题都请先做出预测，再去拖动控件。
+# **先预测，再检验。** 每次移动控件之前，先做出预测。
 #
-# 1. 选 relu，把深度从 2 调到 50。到深度 50 时，核还能区分相隔 30° 的两个输入和方向相反的两个输入吗？leaky_relu 有什么不同吗？
+# 1. 选 relu，把深度从 2 调到 50。深度 50 时，这个核还能把相隔 30° 的两个输入与方向相反的两个输入区分开吗？leaky_relu 有什么不同吗？右图的有效秩会像“忘掉夹角”所暗示的那样随深度下降吗？
 #
 # <details><summary>答案</summary>
 #
-# 几乎不能。深度 50 时，ReLU 在 30° 处为 0.34，90° 处为 0.29，180° 处为 0.28：曲线几乎是平的，任意两个不同的输入几乎都得到同一个值，而每个输入与自身的值保持为 1。leaky_relu 在两位小数内给出同样的值。深层 ReLU 核会遗忘夹角，但遗忘得很慢，也不彻底：随着深度增大，对角线以外的值趋于 ¼，而不是 1，所以核矩阵保持满秩。这两点都由第 02 课推导。
+# 几乎区分不开。深度 50 时，ReLU 在 30° 处为 0.34，90° 处为 0.29，180° 处为 0.28：曲线几乎是平的，任意两个不同的输入之间几乎都是同一个值，而每个输入与自身仍保持为 1。leaky_relu 在两位小数内给出相同的结果。深层 ReLU 核会忘掉夹角，但忘得很慢，也忘不完全：随着深度增大，对角线以外的值趋于 ¼，而不是 1。所以有效秩并不下降，反而*上升*：深度 2 时为 4.5，深度 50 时为 6.1，并趋向 7.1，即 12 个输入时 $\frac34 I + \frac14\mathbf 1\mathbf 1^\top$ 的有效秩。对角线为 1 时，有效秩等于 $n^2/\sum_{ij}K_{ij}^2$：只有当对角线以外有许多元素接近 ±1 时它才会小，而深层 ReLU 的这些元素接近 ¼。第 02 课推导这个 ¼。
 #
 # </details>
 #
-# 2. GELU 是光滑的，在 0 附近几乎是线性的：$\mathrm{GELU}(u) = u\,\Phi(u) \approx u/2$，其中 $\Phi$ 是高斯分布函数。在 $\sigma_w = \sqrt2$、不带偏置时，每个 GELU 层还会使信号缩小：信号变小之后，它的方差每层大约减半。预测一下：深度 50 时 gelu 的曲线会像 relu 的那样几乎是平的吗？（想一想线性层对夹角做了什么。）然后比较深度 10 和深度 50：曲线升高了。这一部分你现在还无法预测，答案会说明原因。
+# 2. erf 是奇函数，$\mathrm{erf}(-u) = -\mathrm{erf}(u)$，而这些网络不带偏置。先别看，预测 erf 在 180° 处、任意深度下的值。另外，为什么 identity 在每个深度下看起来都一样？
 #
 # <details><summary>答案</summary>
 #
-# 不是平的：深度 50 时 gelu 在 30° 处为 0.64，180° 处为 0.40，所以它仍能区分相邻的输入和方向相反的输入。信号每经过一层都在缩小（深度 50 时它的方差为 $2.6\cdot10^{-12}$），所以深处的各层都工作在 0 附近，那里 GELU 几乎是线性的，而线性层会把夹角原样传下去：大约经过前二十层之后，夹角就不再被抹去。从深度 10（30° 处 0.54，180° 处 0.16）开始的升高，来自 NTK 的构成方式：它是每层一项之和（第 02 课），每一项大致带着信号在那一层的相关系数。深处的各层都带着信号冻结时的相关系数（30° 处 0.80，180° 处 0.60），网络越深，这些项所占的比例越大，于是曲线向它爬升。第 02 课说明 $\sigma_w$ 和偏置如何决定这类区域。
+# 在 180° 处恰好为 −1，在每个深度下都是如此，erf、tanh 和 identity 都一样。不带偏置的奇激活函数使整个网络是奇函数，$f(-x) = -f(x)$，于是 $\nabla_\theta f(-x) = -\nabla_\theta f(x)$，$\Theta(x,-x) = -\Theta(x,x)$。identity 即线性网络，在每个深度下都给出 $\cos\theta$（30° 处为 0.87）：它的 NTK 的每一项都是一个常数乘以 $x\cdot x'$，归一化把这个常数除掉了。它的 Gram 矩阵的有效秩恰好是 2：它的元素 $\cos(\theta_i - \theta_j) = \cos\theta_i\cos\theta_j + \sin\theta_i\sin\theta_j$ 构成一个秩为 2 的矩阵，两个特征值相等。
 #
 # </details>
 #
-# 3. erf 是奇函数，$\mathrm{erf}(-u) = -\mathrm{erf}(u)$，而这些网络都不带偏置。先别看，预测一下 erf 在 180° 处的值（任意深度）。另外，为什么 identity 在每个深度下看起来都一样？
+# 3. GELU 是光滑的，在 0 附近几乎是线性的：$\mathrm{GELU}(u) = u\,\Phi(u) \approx u/2$，其中 $\Phi$ 是高斯分布函数。在 $\sigma_w = \sqrt2$、不带偏置时，每个 GELU 层还会让信号缩小，一旦信号很小，它的方差每层大约减半。利用刚才 identity 的表现预测一下：深度 50 时 gelu 的曲线会像 relu 那样几乎变平吗？再预测深度 50 的曲线位于深度 10 的曲线之上还是之下，然后两者都检验一下。
 #
 # <details><summary>答案</summary>
 #
-# 在 180° 处恰好是 −1，在每个深度下都是如此，erf、tanh 和 identity 都一样。不带偏置的奇激活函数使整个网络是奇函数，$f(-x) = -f(x)$，所以 $\nabla_\theta f(-x) = -\nabla_\theta f(x)$，从而 $\Theta(x,-x) = -\Theta(x,x)$。identity 即线性网络，在每个深度下都给出 $\cos\theta$（30° 处为 0.87）：它的 NTK 的每一项都是一个常数乘以 $x\cdot x'$，归一化把这个常数约掉了。
+# 不会变平：深度 50 时 gelu 在 30° 处为 0.64，在 180° 处为 0.40，所以它仍能把相邻的输入与方向相反的输入区分开，只是不如深度 1 时（0.82 和 −0.05）那么分明。信号在每一层都会缩小（深度 50 时它的方差为 $2.6\cdot10^{-12}$），所以深层都在 0 附近工作，而 GELU 在那里几乎是线性的，于是它们像 identity 一样把夹角原样传下去：大约从第 20 层起，信号的相关系数就冻结了（30° 处为 0.80，180° 处为 0.60）。
+#
+# 深度 50 的曲线位于深度 10 的曲线（30° 处 0.54，180° 处 0.16）*之上*。NTK 是每层各一项之和（第 02 课）：这一层信号的协方差，乘以它上面每一层各一个反向因子 $\dot\Sigma = \sigma_w^2\,\mathbb E[\phi'(u)\phi'(v)]$。GELU 在 0 附近的斜率是 ½，所以每个深层的 $\dot\Sigma$ 约为 $2\cdot\frac14 = \frac12$，而信号的方差每层减半：所有深层的项大小相同，每一项都大致带着冻结后的相关系数。网络越深，这些项所占的比重越大，所以曲线向 0.80 和 0.60 爬升。第 02 课说明 $\sigma_w$ 和偏置如何决定这些区域。
 #
 # </details>
 #
-# 4. 现在看一看（这一题由第 02 课解释）：深度 50 的 erf 和 tanh。只相隔 30° 的两个输入变成了什么样？
+# 4. 现在来看（这一题由第 02 课解释）：深度 50 的 erf 和 tanh。两个只相隔 30° 的输入变成了什么样？
 #
 # <details><summary>答案</summary>
 #
-# 它们就像两个正交的输入一样毫无关联：erf 在 30° 处为 0.00，tanh 为 0.01。在 $\sigma_w = \sqrt2$ 时两者都处于*混沌*相，每一层都把相邻的输入推得更开。到深度 50 时，只有相隔几度（或与相反方向只差几度）的输入还保留看得出的相关性：tanh 在 5° 处为 0.24，erf 则已经是 0.00。第 02 课推导有序在哪里结束、混沌从哪里开始。
+# 它们变得像两个正交的输入一样毫无关联：erf 在 30° 处为 0.00，tanh 为 0.01。在 $\sigma_w = \sqrt2$ 时两者都处于*混沌*相，每一层都把相近的输入推得更远。深度 50 时，只有相隔几度（或离相反方向几度）的输入还保留可见的相关：tanh 在 5° 处为 0.24，erf 已经是 0.00。此时的 Gram 矩阵在对角线上为 1，6 对方向相反的输入处为 −1，其余处约为 0：有效秩为 6.0。第 02 课推导有序在哪里结束、混沌从哪里开始。
 #
 # </details>
 
@@ -276,9 +319,21 @@ nh.check_close("leaky_relu, depth 50: the same to two decimals", at(50, "leaky_r
 off_diagonal = tour.angle_profile(50, "relu").gram[~np.eye(12, dtype=bool)]
 nh.check_between("relu, depth 50: spread of the off-diagonal values", np.ptp(off_diagonal), 0.0, 0.06)
 nh.check_between("relu, depth 1000: the value at 180° approaches ¼", at(1000, "relu", 180)[0], 0.25, 0.26)
+ranks = [tour.gram_rank(tour.angle_profile(depth, "relu")) for depth in range(2, 51)]
+nh.check_close("relu: effective rank of the 12 × 12 Gram matrix at depths 2 and 50", [ranks[0], ranks[-1]],
+               [4.5, 6.1], atol=0.05)
+nh.check_that("relu: the effective rank rises at every depth from 2 to 50", bool((np.diff(ranks) > 0).all()),
+              measured=np.diff(ranks).min(), expected="> 0")
+limit = np.full((12, 12), 0.25) + 0.75 * np.eye(12)
+nh.check_close("the effective rank of ¾ I + ¼ 11ᵀ for 12 inputs", np.trace(limit) ** 2 / (limit ** 2).sum(),
+               7.1, atol=0.05)
+nh.check_between("relu, depth 1000: the effective rank approaches it", tour.gram_rank(tour.angle_profile(1000,
+                 "relu")), 7.0, 64 / 9)
 nh.check_close("gelu, depth 50: normalized NTK at 30° and 180°", at(50, "gelu", 30, 180), [0.64, 0.40],
                atol=0.005)
 nh.check_close("gelu, depth 10: normalized NTK at 30° and 180°", at(10, "gelu", 30, 180), [0.54, 0.16],
+               atol=0.005)
+nh.check_close("gelu, depth 1: normalized NTK at 30° and 180°", at(1, "gelu", 30, 180), [0.82, -0.05],
                atol=0.005)
 variance = nh.mlp_kernels_by_depth(nh.circle(1)[1], depth=50, activation="gelu").nngp[:, 0, 0]
 nh.check_close("gelu: the output's variance at depth 50 (quoted 2.6e-12)", variance[-1], 2.6e-12, rtol=0.02)
@@ -295,6 +350,9 @@ nh.check_close("gelu: the signal's correlation at depth 50 (quoted 0.80 and 0.60
                atol=0.005)
 nh.check_close("gelu: the signal's correlation is frozen from depth 20 on", signal[19], signal[49],
                atol=0.002)
+theta_xx, sigma_xx = deep.ntk[:, 0, 0], deep.nngp[:, 0, 0]    # Θ^(l+1) = Σ^(l+1) + Σ̇^(l+1) Θ^(l), diagonal
+nh.check_close("gelu: a deep layer's backward factor Σ̇(x, x) is ½", float((theta_xx[49] - sigma_xx[49])
+               / theta_xx[48]), 0.5, rtol=0.01)
 nh.check_that("gelu: from depth 50 to 100 the NTK climbs towards the frozen correlation",
               bool(((ntk[49] < ntk[99]) & (ntk[99] < signal[49])).all()), measured=ntk[99],
               expected="between depth 50's NTK and the correlation")
@@ -310,6 +368,10 @@ nh.check_that("erf and tanh at σ_w = √2 without bias are in the chaotic phase
               measured=", ".join(regimes), expected="chaotic, chaotic")
 nh.check_close("identity: cos 30° at depths 1 and 50", at(1, "identity", 30) + at(50, "identity", 30),
                [np.cos(np.pi / 6)] * 2, rtol=1e-12)
+nh.check_close("identity: effective rank exactly 2", tour.gram_rank(tour.angle_profile(2, "identity")), 2.0,
+               rtol=1e-9)
+nh.check_close("erf and tanh, depth 50: effective rank 6.0",
+               [tour.gram_rank(tour.angle_profile(50, a)) for a in ("erf", "tanh")], [6.0, 6.0], atol=0.05)
 
 # %% [markdown]
 # ## 课程一览
@@ -365,6 +427,7 @@ nh.check_close("identity: cos 30° at depths 1 and 50", at(1, "identity", 30) + 
 # | $\Sigma^{(l)}(x,x')$ | `kernel.nngp` | 初始化时单个单元的预激活的协方差（NNGP 核） |
 # | $\Theta^{(l)}(x,x')$ | `kernel.ntk` | 神经正切核 |
 # | $E, \dot E$ | `activation.dual` | 对高斯随机变量 $(u,v)$ 计算的 $\mathbb E[\phi(u)\phi(v)]$ 与 $\mathbb E[\phi'(u)\phi'(v)]$ |
+# | $\dot\Sigma^{(l)}(x,x')$ | — | 第 $l$ 层的 $\sigma_w^2\,\dot E$：一层乘在它下面的 NTK 上的因子，$\Theta^{(l)} = \Sigma^{(l)} + \dot\Sigma^{(l)}\,\Theta^{(l-1)}$ |
 # | $\chi_1$ | `chi1` | 相关性映射在 $c=1$ 处的斜率：有序（$<1$）与混沌（$>1$） |
 # | $r_\text{eff}$ | `effective_rank` | $\operatorname{tr}(K)^2/\lVert K\rVert_F^2$ |
 #
@@ -406,45 +469,90 @@ nh.check_close("identity: cos 30° at depths 1 and 50", at(1, "identity", 30) + 
 #
 # </details>
 #
-# 2. 在一整批数据上走一步梯度下降，损失为 $\frac12\sum_i (f(x_i) - y_i)^2$，学习率为 $\eta$：在一阶近似下，$f$ 在一个不属于这批数据的测试输入 $x$ 上如何变化？
+# 2. 滑块中 relu 深度 1 的虚线曲线在 180° 处恰好为 0。预测一下：一个只有一个 ReLU 隐藏层、不带偏置、宽度为 64 的*有限宽*网络，是否也给出 $\Theta(x,-x) = 0$？为什么？深度 2 的网络（180° 处为 0.11）为什么不是这样？
 #
 # <details><summary>答案</summary>
 #
-# $\Delta f(x) \approx -\eta\sum_i \Theta(x,x_i)\,(f(x_i) - y_i)$：每个训练输入都按它自己的残差拉动 $f(x)$，权重是 $x$ 与它之间的核。测试输入不需要标签，起作用的只是它与训练输入之间的核。
+# 是的，恰好为 0，在每个宽度、每个种子下都是如此。隐藏单元 $i$ 在 $-x$ 处的预激活是 $-w_i\cdot x$，所以每个单元恰好只对两个输入中的一个打开（$w_i\cdot x = 0$ 的概率为 0）。对读出权重的梯度含有该单元的输出 $\mathrm{ReLU}(w_i\cdot x)$ 与 $\mathrm{ReLU}(-w_i\cdot x)$，对 $w_i$ 的梯度含有它的斜率：两种情形下两个因子中总有一个为 0，所以 $\nabla_\theta f(x)\cdot\nabla_\theta f(-x)$ 中的每一个乘积都为零。有两个隐藏层时，第二层在 $x$ 和 $-x$ 处的预激活是用随机权重把两组打开的第一层单元混合起来得到的：它们并不互为相反数，许多第二层单元对两个输入都是打开的。
 #
 # </details>
 #
-# 3. 为什么归一化 NTK 总是介于 −1 与 1 之间？
+# 3. 你用平方损失在两个相隔 30° 的输入上训练第一张图中的深度 2 ReLU 网络。在一阶近似下，无论目标值是什么，梯度下降都能收敛的最大学习率是多少？用 $\Theta(x,x) = 6$ 和滑块在深度 2、30° 处的读数。它比单个输入时的 $2/6 \approx 0.33$ 大还是小？
+#
+# <details><summary>答案</summary>
+#
+# 约为 0.19，更小。在训练输入上，每一步把残差向量乘以 $I - \eta\Theta$，其中 $\Theta = 6\begin{pmatrix}1 & 0.75\\ 0.75 & 1\end{pmatrix}$。它的特征值是 $6(1 \pm 0.75) = 10.5$ 和 $1.5$，分别对应残差 $(1, 1)$ 和 $(1, -1)$；只有当 $\eta < 2/\lambda_\text{max} = 2/10.5 \approx 0.19$ 时，两个因子 $|1 - \eta\lambda|$ 才都小于 1。两个相近的输入会把彼此的输出往同一个方向推，所以共同的残差被纠正得快将近一倍，也就在更小的学习率下开始冲过头。宽度 1024 的网络与此一致：两个目标都比输出高 1 时，在 $\eta = 0.15$ 下走五步残差缩小，在 $\eta = 0.25$ 下走五步残差变大。第 07 课对整个训练集做同样的分析。
+#
+# </details>
+#
+# 4. 两个结构相同、都无限宽的网络，从不同的随机种子出发。它们在初始化时的输出一致吗？它们的 NTK 呢？哪个核描述什么？这对两个训练后的网络（平方损失）意味着什么？
+#
+# <details><summary>答案</summary>
+#
+# 输出不一致：在无限宽时，$f_0$ 是一个随机函数，即以 NNGP 核 $\Sigma$ 为协方差的高斯过程，每个种子抽出不同的一个。NTK 一致：两者都是确定性的 $\Theta_\infty$，也就是训练步的核。所以两个训练后的网络只在起点上不同：每个都终止于它自己的 $f_0$ 加上以 $\Theta_\infty$ 为核、对 $y - f_0$ 做的核回归。它们对种子的平均是对 $y$ 的核回归；它们的波动同时涉及两个核（第 07 课）。
+#
+# </details>
+#
+# 5. 为什么归一化 NTK 总是介于 −1 与 1 之间？
 #
 # <details><summary>答案</summary>
 #
 # 它是 $\nabla_\theta f(x)\cdot\nabla_\theta f(x')$ 除以 $\lVert\nabla_\theta f(x)\rVert\,\lVert\nabla_\theta f(x')\rVert$，即两个梯度向量夹角的余弦；柯西–施瓦茨不等式保证它的绝对值不超过 1。当且仅当两个梯度方向相同时它等于 1。
 #
 # </details>
-#
-# 4. NNGP 核 $\Sigma$ 和 NTK $\Theta$ 都是同一个网络的核。哪一个描述输出在随机初始化下的波动，哪一个描述梯度下降如何移动输出？
-#
-# <details><summary>答案</summary>
-#
-# $\Sigma$ 是输出在随机初始化下的协方差：在无限宽时，$f_0$ 是以 $\Sigma$ 为核的高斯过程。$\Theta$ 是训练步的核，正如上面 $\Delta f(x)$ 的公式所示。对平方损失，训练后网络预测的均值是以 $\Theta$ 为核的核回归；它在不同初始化之间的波动则同时涉及两个核（第 07 课）。
-#
-# </details>
-#
-# 5. 宽度 2048 的网络的 NTK 与无限宽的 NTK 相差 3.5 %。宽度 8192 的网络大约会相差多少？为什么无法精确地说？
-#
-# <details><summary>答案</summary>
-#
-# 平均而言大约是一半：偏离极限的典型大小按 $m^{-1/2}$ 缩小，而 $8192 = 4 \times 2048$。但一个网络只是一次随机抽样，它的偏差可能比典型值大，也可能比典型值小：在上面的单步图中，种子 0 在宽度 4096 时离极限（4.8 %）比在宽度 1024 时（3.0 %）更远。只有对种子取平均后的偏差才遵循 $m^{-1/2}$；第 01 课测量它的斜率。
-#
-# </details>
+
+# %% tags=["check"]
+# Question 2: exact zeros (no bias; ReLU(u)·ReLU(-u) = 0 in floating point too). Question 3: the exact
+# 2 × 2 NTK, and five steps of real gradient descent on the two inputs.
+opposite = torch.tensor([[2 ** 0.5, 0.0], [-(2 ** 0.5), 0.0]], dtype=torch.float64)
+at_180 = tour.angle_profile(1, "relu").at(180)
+nh.check_that("one hidden ReLU layer, infinite width: 0 at 180°", abs(at_180) < 1e-12, measured=at_180,
+              expected=0)
+for width_, seed_ in ((64, 0), (64, 1), (1024, 2)):
+    shallow_net = nh.mlp(depth=1, activation="relu").network(2, width=width_, seed=seed_)
+    cross = float(nh.empirical_ntk(shallow_net, opposite)[0, 1])
+    nh.check_that("one hidden ReLU layer, finite width: Θ(x, −x) = 0 exactly", cross == 0.0, measured=cross,
+                  expected=0)
+deep_ntk = nh.empirical_ntk(nh.mlp(depth=2, activation="relu").network(2, width=1024, seed=0), opposite)
+nh.check_between("two hidden layers, width 1024: Θ(x, −x) / Θ(x, x) is not 0 (about 0.11)",
+                 float(deep_ntk[0, 1] / deep_ntk[0, 0]), 0.05, 0.2)
+thirty = torch.tensor([0.0, np.pi / 6], dtype=torch.float64)
+pair = 2 ** 0.5 * torch.stack([thirty.cos(), thirty.sin()], 1)
+eigenvalues = torch.linalg.eigvalsh(nh.mlp(depth=2, activation="relu").kernel(pair).ntk)
+nh.check_close("two inputs 30° apart: eigenvalues of the 2 × 2 NTK", eigenvalues, [1.5, 10.5], atol=0.02)
+nh.check_close("the largest stable learning rate, 2 / λ_max", float(2 / eigenvalues.max()), 0.19, atol=0.005)
+
+
+def residual_norms(lr, steps=5):
+    """|f(X) - y| before and after ``steps`` steps of gradient descent, targets 1 above both outputs."""
+    net_ = nh.mlp(depth=2, activation="relu").network(2, width=1024, seed=0)
+    params_ = [p for p in net_.parameters() if p.requires_grad]
+    with torch.no_grad():
+        targets = net_(pair).reshape(-1) + 1.0
+    norms = []
+    for _step in range(steps + 1):
+        residual = net_(pair).reshape(-1) - targets
+        norms.append(float(residual.detach().norm()))
+        grads_ = torch.autograd.grad(0.5 * (residual ** 2).sum(), params_)
+        with torch.no_grad():
+            for p, g in zip(params_, grads_):
+                p -= lr * g
+    return norms
+
+
+converging, diverging = residual_norms(0.15), residual_norms(0.25)
+nh.check_that("η = 0.15: five steps shrink the residuals", converging[-1] < converging[0],
+              measured=converging, expected="a falling residual norm")
+nh.check_that("η = 0.25: five steps make them grow", diverging[-1] > diverging[0], measured=diverging,
+              expected="a growing residual norm")
 
 # %% [markdown]
 # ## 小结
 #
 # - NTK $\Theta(x,x') = \nabla_\theta f(x)\cdot\nabla_\theta f(x')$ 表示在 $x'$ 上走一步梯度下降会让 $x$ 处的输出移动多少：$\Delta f(x) \approx -\eta\,\Theta(x,x')\,\partial\ell/\partial f(x')$。
-# - 随着宽度增大（NTK 参数化），它变成一个由网络结构决定的确定性的核（Jacot et al. 2018）。对光滑的激活函数，它在有限的训练时间内、对一般的损失保持不变；对平方损失，训练后的网络等于 $f_0$ 加上核回归（Lee et al. 2019）；ReLU 网络需要另外的证明。这些结论何时成立，由第 01 课说明。
+# - 随着各层宽度增大（NTK 参数化），它变成一个由网络结构决定的确定性的核（Jacot et al. 2018，各层宽度依次增大；Yang 2019 与 Arora et al. 2019，所有宽度同时增大）。对光滑的激活函数，它在有限的训练时间内、对一般的损失保持不变；对平方损失，训练在每个时刻都有闭式解，终点是 $f_0$ 加上对 $y - f_0$ 的核回归（Lee et al. 2019）。ReLU 网络需要另外的证明。这些结论何时成立，由第 01 课说明。
 # - `ntk_helpers` 中的同一份描述同时给出有限宽的 PyTorch 网络和精确的无限宽核。有限宽网络的 NTK 是围绕极限的一次随机抽样（上面宽度 2048 的网络相差 3.5 %）；只有它的典型距离随宽度稳定地缩小。
-# - 归一化 NTK 可以读作输入之间的相关系数。随着深度增大，ReLU 的曲线几乎变平（深度 50 时约为 0.3），不带偏置的 erf 和 tanh 除了在方向相同或相反的输入附近以外都趋于 0（在 180° 处恰好为 −1），GELU 保留了夹角信息（深度 50 时为 0.64 和 0.40），而线性网络的 $\cos\theta$ 永远不变。
+# - 归一化 NTK 可以读作输入之间的相关系数。随着深度增大，ReLU 的曲线几乎变平（深度 50 时约为 0.3），而它的 Gram 矩阵的有效秩反而上升；不带偏置的 erf 和 tanh 除了在方向相同或相反的输入附近以外都趋于 0（在 180° 处恰好为 −1）；GELU 留下一个较小但持久的对比（深度 50 时 30° 处为 0.64、180° 处为 0.40，而深度 1 时为 0.82 和 −0.05）；线性网络的 $\cos\theta$ 则永远不变。
 # - 第 02–06 课让核依次经过各种网络结构，第 07 课经过训练，第 08 课经过它的谱。
 
 # %% [markdown]
@@ -456,7 +564,7 @@ nh.check_close("identity: cos 30° at depths 1 and 50", at(1, "identity", 30) + 
 #
 # **综述原文：** 训练后的宽网络“退化为”以 NTK 为核的核预测器。
 #
-# **正确的说法：** 这是两个条件不同的结论。对光滑的激活函数，在 NTK 参数化下，只要学习率不随宽度增大，NTK 在有限的训练时间内对一般的损失都保持不变（Jacot et al. 2018）。而训练后的网络是一个核预测器，即 $f_0$ 加上对 $y - f_0$ 的核回归（$f_0$ 是 NNGP 的一个随机样本），这只对平方损失、并且在训练结束时才成立（Lee et al. 2019）。见[勘误 B1](../../ERRATA.zh.md#b1)；第 01 课和第 07 课展示这两点。
+# **正确的说法：** 这是两个条件不同的结论。对光滑的激活函数，在 NTK 参数化下，只要学习率不随宽度增大，NTK 在有限的训练时间内对一般的损失都保持不变（Jacot et al. 2018）。在核保持不变期间，对任意损失、在每个时刻 $t$，变化量 $f_t - f_0$ 都是训练输入对应的函数 $\Theta(\cdot, x_i)$ 的线性组合：在这个意义上它是一个核预测器。需要平方损失的是闭式解，即每个时刻 $t$ 的核回归：在梯度流下 $f_t = f_0 + \Theta(\cdot, X)\,\Theta(X, X)^{-1}(I - e^{-\eta\Theta(X, X)\,t})\,(y - f_0(X))$，其终点是 $f_0$ 加上对 $y - f_0$ 的核回归，其中 $f_0$ 是 NNGP 的一个随机样本（Lee et al. 2019）。见[勘误 B1](../../ERRATA.zh.md#b1)；第 01 课和第 07 课展示这两点。
 #
 # </details>
 #
@@ -464,7 +572,7 @@ nh.check_close("identity: cos 30° at depths 1 and 50", at(1, "identity", 30) + 
 #
 # **教材原文：** 随着深度增加，NTK 变为常数或低秩。
 #
-# **正确的说法：** 这取决于激活函数及其尺度。上面的滑块显示，深度 50 的 ReLU 在对角线上为 1，在对角线以外约为 0.28–0.34：它的归一化 NTK 趋于 $\frac34 I + \frac14\mathbf 1\mathbf 1^\top$，这个矩阵是满秩的。见[勘误 A4](../../ERRATA.zh.md#a4)；第 02 课给出推导。
+# **正确的说法：** 这取决于激活函数及其尺度。上面的滑块显示，深度 50 的 ReLU 在对角线上为 1，在对角线以外约为 0.28–0.34：它不是常数，它的归一化 NTK 趋于 $\frac34 I + \frac14\mathbf 1\mathbf 1^\top$，这个矩阵是满秩的。若按有效秩来理解，原文有一定道理：$\frac34 I + \frac14\mathbf 1\mathbf 1^\top$ 的有效秩是 $16n/(n+15)$，无论输入个数 $n$ 是多少都小于 16（滑块的 12 个输入为 7.1；深度 50 时为 6.1）。$\sigma_w = \sqrt2$ 时的 erf 和 tanh（混沌相）则走向相反的方向：任意两个既不相同也不相反的输入之间，它们的归一化 NTK 都趋于 0。见[勘误 A4](../../ERRATA.zh.md#a4)；第 02 课推导这两种情形，第 08 课讨论有效秩。
 #
 # </details>
 

@@ -4,11 +4,11 @@ the diagram of the course.
 - :func:`one_step`: train a finite network one gradient step on a single input of the circle and measure how its
   output moves on every other input, next to the first-order prediction ``lr * Theta(x, x0) * push`` with this
   network's NTK and with the infinite-width one; :func:`kernel_gap` measures the second of these against the first
-  without the step, for other seeds;
+  without the step, for other seeds, and :func:`gaps_title` says which of the two gaps is the larger;
 - :func:`angle_profile`: the normalized NTK of ``mlp(depth, activation)`` between an input and another at angle
   0°, 2.5°, ..., 180°, at the chosen depth and at depth 1, with the 12 x 12 normalized Gram matrix of
   ``circle(12)`` (the curves of all depths up to 50 come from one pass and are cached, so a depth slider reads
-  them); :func:`profile_title` reads a curve out;
+  them); :func:`profile_title` reads a curve out, :func:`gram_title` gives the matrix's effective rank;
 - :func:`draw_course_map`: one architecture description, its finite network and its infinite-width kernels, and
   which lesson does what with them.
 
@@ -29,7 +29,7 @@ from ..engine.activations import ACTIVATIONS
 from ..engine.architectures import mlp
 from ..finite.empirical import empirical_ntk
 from ..theory.depth import mlp_kernels_by_depth
-from ..theory.spectra import normalize
+from ..theory.spectra import effective_rank, normalize
 from .data import circle
 from .messages import gettext as _
 
@@ -180,10 +180,32 @@ def _shown(value: float) -> float:
 
 
 def profile_title(profile: AngleProfile) -> str:
-    """The explorer's readout: the normalized NTK of two inputs 30°, 90° and 180° apart."""
+    """The explorer's left title: how far apart the kernel puts neighbours (30°) and opposite inputs (180°), with
+    the value at 90°."""
     near, mid, far = (_shown(profile.at(a)) for a in READOUT_DEGREES)
-    return _("{activation}, depth {depth}: {near:.2f} at 30°, {mid:.2f} at 90°, {far:.2f} at 180°").format(
-        activation=profile.activation, depth=profile.depth, near=near, mid=mid, far=far)
+    return _("{activation}, depth {depth}: 30° vs 180° differ by {contrast:.2f} ({near:.2f} vs {far:.2f}; "
+             "90°: {mid:.2f})").format(activation=profile.activation, depth=profile.depth,
+                                       contrast=_shown(abs(near - far)), near=near, mid=mid, far=far)
+
+
+def gram_rank(profile: AngleProfile) -> float:
+    """The effective rank tr(K)² / ||K||_F² of the explorer's 12 x 12 normalized Gram matrix: 12 for unrelated
+    inputs (K = I), 1 for inputs the kernel cannot tell apart (K = all ones)."""
+    return float(effective_rank(torch.as_tensor(profile.gram)))
+
+
+def gram_title(profile: AngleProfile) -> str:
+    """The explorer's right title: the effective rank of the 12 x 12 Gram matrix."""
+    return _("12 inputs 30° apart: effective rank {rank:.1f} of 12").format(rank=gram_rank(profile))
+
+
+def gaps_title(step: OneStep) -> str:
+    """The title of the one-step figure's lower panel: which of the two printed gaps is the larger one."""
+    if step.width_gap >= step.taylor_gap:
+        return _("the kernel's finite width ({width:.1%}) outweighs what first order leaves out "
+                 "({taylor:.2%})").format(width=step.width_gap, taylor=step.taylor_gap)
+    return _("what first order leaves out ({taylor:.2%}) outweighs the kernel's finite width "
+             "({width:.1%})").format(width=step.width_gap, taylor=step.taylor_gap)
 
 
 def draw_course_map(ax=None):
