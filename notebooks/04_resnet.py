@@ -71,9 +71,12 @@ plt.show()
 # and different units are independent. This holds for $x^{(0)}$, a Gaussian matrix times the input. It passes to
 # $x^{(l)}$ because, given the blocks below, the branch $g_l$ is a sum of $m$ terms with fresh Gaussian weights
 # $W^{(l)}$: a centred Gaussian pair with covariance $\sigma_w^2\frac1m\sum_j\phi(x^{(l-1)}_j(x))\,
-# \phi(x^{(l-1)}_j(x'))$, which tends to the constant $\sigma_w^2\,\mathbb E[\phi(u)\phi(v)]$. A Gaussian whose
-# covariance no longer depends on the blocks below is, in the infinite-width limit, independent of them, so the skip and the branch are
-# independent Gaussians and their covariances add (Yang 2019 makes this limit rigorous). Writing
+# \phi(x^{(l-1)}_j(x'))$, which tends to the constant $\sigma_w^2\,\mathbb E[\phi(u)\phi(v)]$.
+
+# %% [markdown]
+# A Gaussian whose covariance no longer depends on the blocks below is, in the infinite-width limit, independent
+# of them, so the skip and the branch are independent Gaussians and their covariances add (Yang 2019 makes this
+# limit rigorous). Writing
 # $\mathbb E[\phi\phi] = \mathbb E[\phi(u)\phi(v)]$:
 #
 # $$\Sigma^{(l)} = \Sigma^{(l-1)} + \alpha^2\sigma_w^2\,\mathbb E[\phi\phi] .$$
@@ -95,10 +98,11 @@ plt.show()
 #
 # $$\Theta^{(l)} = \bigl(1 + \alpha^2\sigma_w^2\,\mathbb E[\phi'\phi']\bigr)\Theta^{(l-1)}
 #   + \alpha^2\sigma_w^2\,\mathbb E[\phi\phi]$$
-#
+
+# %% [markdown]
 # The two branch terms together are exactly $\alpha^2$ times lesson 02's MLP rule; the skip adds $\Theta^{(l-1)}$.
-# (This is the recursion behind Hayou et al. 2021's analysis; Huang et al. 2020 derive the same kind of recursion for two-layer
-# branches.) In the package, one block is `nh.residual(nh.relu(), nh.dense(), alpha=...)`, and
+# (This is the recursion behind Hayou et al. 2021's analysis; Huang et al. 2020 derive the same kind of
+# recursion for two-layer branches.) In the package, one block is `nh.residual(nh.relu(), nh.dense(), alpha=...)`, and
 # `nh.resnet(L, alpha=...)` builds the whole network:
 
 # %%
@@ -148,7 +152,7 @@ fig, ax = plt.subplots()
 ax.semilogx(depths, np.log(diagonal["α = 1"] / q0) / depths, "o-", label="α = 1")
 ax.axhline(math.log(2), color="k", ls="--", lw=1, label="log 2 = 0.693")
 nh.plotting.width_ticks(ax, depths)
-ax.set_xlabel("number of residual blocks L")
+ax.set_xlabel(nh._("number of residual blocks L"))
 ax.set_ylabel("log(Θ(x, x) / q₀) / L")
 ax.set_title(nh._("α = 1: Θ grows by a factor of about 2 per block"))
 ax.legend()
@@ -165,10 +169,10 @@ fig, ax = plt.subplots()
 for name, color in zip(scalings, PALETTE):
     if name != "α = 1":
         ax.semilogx(depths, diagonal[name] / q0, "o-", color=color, label=name)
-ax.axhline(3 * math.e, color="k", ls="--", lw=1, label="3e (limit of α = 1/√L)")
-ax.axhline(2, color="k", ls=":", lw=1, label="2 (limit of α = 1/L)")
+ax.axhline(3 * math.e, color="k", ls="--", lw=1, label=nh._("3e (limit of α = 1/√L)"))
+ax.axhline(2, color="k", ls=":", lw=1, label=nh._("2 (limit of α = 1/L)"))
 nh.plotting.width_ticks(ax, depths)
-ax.set_xlabel("number of residual blocks L")
+ax.set_xlabel(nh._("number of residual blocks L"))
 ax.set_ylabel("Θ(x, x) / q₀")
 ax.set_title(nh._("α = 1/√L levels off at 3e·q₀, α = 1/L falls to 2·q₀"))
 ax.legend()
@@ -205,8 +209,10 @@ for name, values in rates.items():
 # factor $2^{12}\cdot 10/4 = 10\,240$ by which $\Theta(x, x)$ grows. With $\alpha = 1/\sqrt L$ it shrinks
 # too, but only by a bounded factor, and less and less: from 0.51 at $L = 1$ to 0.37 at $L = 4$, 0.33 at $L = 16$
 # and 0.31 at $L = 256$: a factor of 1.6 in all, close to the $\Theta(x, x)$ ratio $8.13/5$. Only as
-# $L \to \infty$, where the kernel tends to a limit, does the bound stop depending on depth. Practice keeps deep
-# ResNets trainable with the same idea, small branches at initialization: Fixup (Zhang et al. 2019) scales the branch
+# $L \to \infty$, where the kernel tends to a limit, does the bound stop depending on depth.
+
+# %% [markdown]
+# Practice keeps deep ResNets trainable with the same idea, small branches at initialization: Fixup (Zhang et al. 2019) scales the branch
 # weights down with depth and zeroes each branch's last layer; SkipInit (De & Smith 2020) and ReZero (Bachlechner
 # et al. 2020) multiply each branch by a learned scalar that starts at or near 0; and batch normalization shrinks the
 # branches relative to the skip implicitly (De & Smith 2020). Lesson 05a takes up normalization.
@@ -322,18 +328,20 @@ nh.check_close("erf, α = 1: log(Θ/q₀)/L, L = 400 / L = 25 (0.276; a √L law
 # whatever their angle ($1/4$ for the ReLU MLP, lesson 02). We say the network **forgets the angle**: its kernel
 # no longer tells near inputs from far ones (kernel collapse). The figure compares the three
 # scalings with a ReLU MLP of the same depth: $L$ hidden layers, as `nh.mlp(L, "relu")` builds it, against $L$
-# residual blocks.
+# residual blocks. A faint line adds an MLP of half that depth, $L/2$ hidden layers (question 1 below says why).
 
 # %%
 mlp_correlation = [float(k[0, 1] / k[0, 0]) for k in (nh.mlp(L, "relu").kernel(x).ntk for L in depths)]
+half_mlp = [float(k[0, 1] / k[0, 0]) for k in (nh.mlp(L // 2, "relu").kernel(x).ntk for L in depths[1:])]
 fig, ax = plt.subplots()
 for name in scalings:
     ax.semilogx(depths, correlation[name], "o-", label=f"ResNet, {name}")
-ax.semilogx(depths, mlp_correlation, "k--", label="MLP (no skips)")
+ax.semilogx(depths, mlp_correlation, "k--", label=nh._("MLP (no skips)"))
+ax.semilogx(depths[1:], half_mlp, "k:", alpha=0.5, label=nh._("MLP with L/2 hidden layers"))
 nh.plotting.width_ticks(ax, depths)
-ax.set_xlabel("depth L")
-ax.set_ylabel("Θ(x, x′) / Θ(x, x), 17° apart")
-ax.set_title(nh._("α = 1 forgets the angle like an MLP; α = 1/√L and α = 1/L keep it"))
+ax.set_xlabel(nh._("depth L"))
+ax.set_ylabel(nh._("Θ(x, x′) / Θ(x, x), 17° apart"))
+ax.set_title(nh._("α = 1 forgets the angle like an MLP of half its depth; α = 1/√L and α = 1/L keep it"))
 ax.legend()
 plt.show()
 
@@ -352,8 +360,10 @@ plt.show()
 # Because with $\alpha = 1$ and $\sigma_w^2 = 2$ the branch is as strong as the skip. On the diagonal the branch
 # adds $\sigma_w^2\,\mathbb E[\phi\phi] = \Sigma^{(l-1)}$, exactly what the skip carries, so after the block the
 # normalized $\Sigma$ is the average of the correlation the skip carries and the one an MLP layer would make of it:
-# each block is half an MLP layer (the NTK follows the same pattern). Many half layers still collapse the kernel,
-# and the correlation decays like the MLP's (0.32 at $L = 256$, the MLP 0.28).
+# each block is half an MLP layer (the NTK follows the same pattern). Many half layers still collapse the kernel:
+# the $\alpha = 1$ curve runs within 0.02 of the faint MLP with $L/2$ layers at every $L$ from 2 to 256 (0.32 at $L = 256$
+# blocks, the MLP with 128 layers 0.31, the one with 256 layers 0.28). The match is close but not exact: averaging
+# with the skip is not quite the same map as a whole MLP layer applied half as often.
 #
 # </details>
 #
@@ -365,7 +375,9 @@ plt.show()
 # layer's, $\cos 17° = 0.956$. With $\alpha = 1/\sqrt L$ each block moves the correlation by a step of size
 # $\gamma = 1/L$ towards what an MLP layer would make of it, and $L$ such steps add up to a fixed, finite change:
 # the correlation settles at a depth-independent, non-degenerate value (0.916–0.917 from $L = 32$ on). Hayou et
-# al. (2021) prove such non-degenerate depth limits for branches scaled like $1/\sqrt L$; Huang et al. (2020)
+# al. (2021) prove such non-degenerate depth limits for branches scaled like $1/\sqrt L$, and Belfer et al. (2021),
+# who analyse the spectrum of the ReLU ResNet NTK, show that depending on how the skip and the branch are balanced
+# the normalized kernel either becomes spiky with depth, as an MLP's does, or keeps a stable shape; Huang et al. (2020)
 # prove that the NTK's limit does not degenerate for branch scales $\alpha = L^{-\beta}$ with $\beta \ge 1/2$
 # (in the range they treat), in networks with two-layer branches whose input and output layers (of the whole
 # network) are not trained.
@@ -384,6 +396,9 @@ nh.check_between("α = 1/√L: spread of the correlation over L = 32 … 256", l
 nh.check_close("α = 1/√L: correlation at L = 256 (0.916)", correlation["α = 1/√L"][-1], 0.916, atol=0.0005)
 nh.check_close("α = 1: correlation at L = 256 (0.32)", correlation["α = 1"][-1], 0.32, atol=0.005)
 nh.check_close("MLP: correlation at L = 256 (0.28)", mlp_correlation[-1], 0.28, atol=0.005)
+nh.check_close("MLP with 128 hidden layers: correlation (0.31)", half_mlp[-1], 0.31, atol=0.005)
+nh.check_between("α = 1 ResNet against the MLP with L/2 layers, L = 2 … 256: largest gap (within 0.02)",
+                 np.abs(correlation["α = 1"][1:] - half_mlp).max(), 0.005, 0.02)
 # 1/L from the linear kernel at L = 256: the branches' total weight Lα² is 1/256
 nh.check_close("α = 1/L: correlation at L = 256 (cos 17°)", correlation["α = 1/L"][-1],
                math.cos(math.radians(17)), atol=0.005)
@@ -458,17 +473,18 @@ fig, (left, right) = plt.subplots(1, 2, figsize=(10.4, 4.0))
 for name, color in zip(scalings, PALETTE):
     law = [(1 + scalings[name](L) ** 2) ** L for L in block_counts]           # (1 + α²c)^L with c = 1
     for ax in (left, right) if name != "α = 1" else (left,):
-        ax.plot(block_counts, [p.growth for p in measured[name]], "o", color=color, label=f"{name}: measured")
+        ax.plot(block_counts, [p.growth for p in measured[name]], "o", color=color,
+                label=nh._("{scaling}: measured").format(scaling=name))
         ax.plot(block_counts, law, "--", color=color,
                 label=nh._("{scaling}: (1 + α²)^L").format(scaling=name))
 left.set_yscale("log")
 left.set_title(nh._("all three follow (1 + α²)^L (log scale)"), fontsize=10)
 right.axhline(math.e, color="k", ls=":", lw=1, label=nh._("e (limit of α = 1/√L)"))
-right.set_title(nh._("α = 1/√L and α = 1/L (linear scale)"), fontsize=10)
+right.set_title(nh._("linear scale: α = 1/√L levels off near e, α = 1/L near 1"), fontsize=10)
 for ax in (left, right):
     ax.set_xscale("log")
     nh.plotting.width_ticks(ax, block_counts)
-    ax.set_xlabel("number of residual blocks L")
+    ax.set_xlabel(nh._("number of residual blocks L"))
     ax.legend(fontsize="small")
 left.set_ylabel(nh._("mean square ‖∏(I+αJ)v‖² of a unit direction"))
 fig.suptitle(nh._("Jacobian products stay bounded for α = 1/√L (→ e), grow like 2^L for α = 1"))
@@ -478,11 +494,12 @@ plt.show()
 fig, ax = plt.subplots()
 for name, color in zip(scalings, PALETTE):          # first column of the legend: measured; second: predicted
     ax.loglog(block_counts, [p.beyond_first_order for p in measured[name]], "o", color=color,
-              label=f"{name}: measured")
+              label=nh._("{scaling}: measured").format(scaling=name))
 for name, color in zip(scalings, PALETTE):
-    ax.loglog(block_counts, predicted[name], "--", color=color, label=f"{name}: predicted r")
+    ax.loglog(block_counts, predicted[name], "--", color=color,
+              label=nh._("{scaling}: predicted r").format(scaling=name))
 nh.plotting.width_ticks(ax, block_counts)
-ax.set_xlabel("number of residual blocks L")
+ax.set_xlabel(nh._("number of residual blocks L"))
 ax.set_ylabel(nh._("‖(∏(I+αJ) − (I+α∑J))V‖_F / ‖∏(I+αJ)V‖_F, 32 directions"))
 ax.set_title(nh._("Of these scalings only α = 1/L is first-order; at α = 1/√L the first-order error is 0.5"))
 ax.legend(ncol=2, fontsize="small")
@@ -600,8 +617,7 @@ nh.check_close("small-Lα²c rule at Lα²c = 1/4 (0.177)", 1 / (4 * math.sqrt(2
 #
 # The size of a share depends on $L\gamma$. While $L\gamma$ stays bounded ($\alpha = O(1/\sqrt L)$), the
 # denominator stays of order one and a block's share is of order $\gamma = \alpha^2\sigma_w^2/2$: the **square**
-# of the branch scale. When $L\gamma$ grows ($\alpha = 1$), the blocks take almost all of $\Theta$, and each one's
-# share tends to $1/L$ instead.
+# of the branch scale. What happens when $L\gamma$ grows with $L$ ($\alpha = 1$) is question 2 below.
 #
 # We measure each layer's share in 8 finite networks of width 256 for each $L$, with $\alpha = 1/\sqrt L$
 # (`course.block_shares`: one backward pass, the squared gradients grouped by layer).
@@ -621,7 +637,7 @@ ax.loglog(share_depths, [closed[L].block for L in share_depths], "-", label=nh._
 ax.loglog(share_depths, one_block[0] * (np.array(share_depths) / share_depths[0]) ** -0.5, "k:",
           label=nh._("if it fell like α = 1/√L"))
 nh.plotting.width_ticks(ax, share_depths)
-ax.set_xlabel("number of residual blocks L")
+ax.set_xlabel(nh._("number of residual blocks L"))
 ax.set_ylabel(nh._("one block's share of Θ(x, x)"))
 ax.set_title(nh._("Each block's share falls like α² = 1/L, not like α = 1/√L"))
 ax.legend()
@@ -648,7 +664,7 @@ top = [np.mean([s.input + s.blocks.sum() for s in shares[L]]) for L in (4, 16, 6
 ax.plot(["4", "16", "64"], top, "ko", label=nh._("finite networks: input layer + blocks"))
 for third in (1 / 3, 2 / 3):
     ax.axhline(third, color="k", ls=":", lw=1)
-ax.set_xlabel("number of residual blocks L")
+ax.set_xlabel(nh._("number of residual blocks L"))
 ax.set_ylabel(nh._("share of Θ(x, x), α = 1/√L"))
 ax.set_title(nh._("α = 1/√L: input layer, blocks and readout end with a third each"))
 ax.legend(fontsize="small", loc="center left", bbox_to_anchor=(1.0, 0.5))
@@ -668,19 +684,25 @@ plt.show()
 # </details>
 #
 # 2. **Predict, then try.** The next cell prints, for $\alpha = 1/\sqrt L$ at $L = 4$ and $16$, the share of all
-#    blocks and of the first and the last block, as means of 8 finite networks. Set `alpha_of = lambda L: 1.0`
-#    and re-run it. At $L = 16$, what share will all blocks together carry? And will the 8 networks' mean shares
-#    of block 1 and block 16 come out equal, as the infinite-width formula says?
+#    blocks and of the first and the last block, as means of 8 finite networks. You will set
+#    `alpha_of = lambda L: 1.0` and re-run it. Before you do, use the share formula above with $\gamma = 1$:
+#    (a) at $L = 16$, what will all blocks together carry, and each single block? As $L$ grows, where does each
+#    block's share go? (b) Eight finite networks give block 1 and block 16 mean shares that differ a little.
+#    Is that difference a finite-width effect these 8 networks can see, or scatter? What would you need to know
+#    to decide?
 #
 # <details><summary>Answer</summary>
 #
-# With $\alpha = 1$, $\gamma = 1$, all blocks together carry $\frac{L/2}{2 + L/2} = L/(L + 4)$: 0.50 at $L = 4$
-# and 0.80 at $L = 16$ (the finite networks measure 0.501 and 0.800; this total scatters by only 3 % from network
-# to network, a single block's share by 20 %). The blocks take almost all of a $\Theta$ that grows like
-# $2^L(2 + L/2)$. The two mean shares do not come out exactly equal: 0.055 for block 1 and 0.050 for block 16,
-# against $\frac{1}{L + 4} = 0.050$ each at infinite width. But one network's share of one block ranges from
-# about 0.03 to 0.08, so each mean is uncertain by about $\pm 0.005$ (one standard error over the 8 seeds): these
-# 8 networks cannot tell the two blocks apart, nor show a finite-width difference between them of that size.
+# (a) With $\alpha = 1$, $\gamma = 1$, all blocks together carry $\frac{L/2}{2 + L/2} = L/(L + 4)$: 0.50 at
+# $L = 4$ and 0.80 at $L = 16$ (the finite networks measure 0.501 and 0.800), and each block $1/(L + 4) = 0.050$
+# at $L = 16$. As $L$ grows the blocks take almost all of a $\Theta$ that grows like $2^L(2 + L/2)$, and each
+# block's share tends to $1/L$: it is no longer of order $\gamma$.
+#
+# (b) You need the scatter. The two mean shares come out as 0.055 for block 1 and 0.050 for block 16. The total
+# of all blocks scatters by only 3 % from network to network, but a single block's share by 20 %: one network's
+# share of one block ranges from about 0.03 to 0.08, so each mean of 8 is uncertain by about $\pm 0.005$ (one
+# standard error). The difference is below two of its own standard errors: these 8 networks cannot tell the two
+# blocks apart, nor show a finite-width difference between them of that size.
 #
 # </details>
 
@@ -810,15 +832,73 @@ for name, run in finite.items():
 #
 # <details><summary>Answer</summary>
 #
-# A hypothesis, not tested here: the larger $\alpha$, the more of the kernel passes through the random blocks (at $L = 4$ the
-# blocks carry 0.50, 0.29 and 0.11 of $\Theta(x, x)$, from the closed form of section 4.3.3). Each block's random
-# hidden-to-hidden weights add finite-width fluctuations of their own, on top of those of the input layer. The
-# ordering is one of averages over 8 seeds: single networks overlap (the ranges printed above). For MLPs, Hanin &
-# Nica (2020) show that the NTK's fluctuations grow with the ratio of depth to width; Li, Nica & Roy (2021) show
-# that in ResNets, as in MLPs, the ratio of depth to width governs the fluctuations of the output at
-# initialization.
+# A likely reason, which the next figure tests: the larger $\alpha$, the more of the kernel passes through the
+# random blocks (at $L = 4$ the blocks carry 0.50, 0.29 and 0.11 of $\Theta(x, x)$, from the closed form of
+# section 4.3.3). Each block's random hidden-to-hidden weights add finite-width fluctuations of their own, on top
+# of those of the input layer. The ordering is one of averages over 8 seeds: single networks overlap (the ranges
+# printed above). For MLPs, Hanin & Nica (2020) show that the NTK's fluctuations grow with the ratio of depth to
+# width; Li, Nica & Roy (2021) show that in ResNets, as in MLPs, the ratio of depth to width governs the
+# fluctuations of the output at initialization.
 #
 # </details>
+
+# %% [markdown]
+# **Testing that answer.** Split $\Theta(x, x)$ of 8 networks (width 1024, 4 blocks, seeds 0–7, the first of the
+# 8 inputs) into the input layer's, all blocks' and the readout's parts, as in section 4.3.3, and subtract from
+# each part its infinite-width value. If the answer is right, the blocks' dots spread the most at $\alpha = 1$.
+
+# %%
+def layer_parts(run, exact):
+    """One network's input-layer, all-blocks and readout parts of Θ(x, x), as fractions of the analytic Θ."""
+    return np.array([run.input, run.blocks.sum(), run.readout]) * run.total / exact
+
+
+deviation = {}
+fig, ax = plt.subplots(figsize=(8.6, 4.0))
+for i, (name, alpha) in enumerate(scalings.items()):
+    exact = course.closed_form_ntk(4, alpha(4), q0=2.0)             # the 8 inputs have q₀ = σ_w² x·x/d = 2
+    share = course.ntk_shares(4, alpha(4))
+    runs = [course.block_shares(4, alpha(4), inputs[0], width=1024, seed=seed) for seed in range(8)]
+    closed_parts = [share.input, share.blocks, share.readout]
+    deviation[name] = np.array([layer_parts(r, exact) for r in runs]) - closed_parts
+    for j, (field, label, color) in enumerate(layers):              # input layer, all blocks, readout
+        ax.plot(np.full(8, i + 0.22 * (j - 1)), deviation[name][:, j], "o", color=color, alpha=0.7,
+                label=label if i == 0 else None)
+ax.axhline(0, color="k", lw=0.8)
+ax.set_xticks(range(3), list(scalings))
+ax.set_ylabel(nh._("(part − infinite-width part) / Θ(x, x)"))
+ax.set_title(nh._("The blocks' part scatters the most at α = 1, where the blocks carry the most"))
+ax.legend(fontsize="small", loc="center left", bbox_to_anchor=(1.0, 0.5))
+plt.show()
+for name in scalings:
+    spread = deviation[name].std(axis=0, ddof=1)
+    print(nh._("{scaling}: scatter over the 8 networks, as a fraction of Θ(x, x): input layer {input:.1%}, "
+               "all blocks {blocks:.1%}, readout {readout:.1%}").format(scaling=name, input=spread[0],
+                                                                      blocks=spread[1], readout=spread[2]))
+
+# %% [markdown]
+# The blocks' part scatters by 5.0 %, 2.7 % and 1.1 % of $\Theta(x, x)$ for $\alpha = 1$, $1/\sqrt L$ and
+# $1/L$: about a tenth of the share it carries (0.50, 0.29, 0.11) in all three. The input layer's and the
+# readout's parts scatter by 2–3.5 % in all three. So the extra scatter of a larger $\alpha$ comes from the
+# blocks, as the answer said. This is one input and 8 networks (each spread above is uncertain by about a
+# quarter of itself), so it supports the answer; it does not prove it.
+
+# %% tags=["check"]
+spreads = {name: deviation[name].std(axis=0, ddof=1) for name in scalings}
+for name, quoted in zip(scalings, (0.050, 0.027, 0.011)):
+    nh.check_close("L = 4: scatter of all blocks' part / Θ(x, x), α = 1, 1/√L, 1/L (5.0, 2.7, 1.1 %)",
+                   spreads[name][1], quoted, atol=0.0005)
+    nh.check_between("that scatter / all blocks' share (about a tenth)",
+                     spreads[name][1] / course.ntk_shares(4, scalings[name](4)).blocks, 0.08, 0.11)
+    for value in spreads[name][[0, 2]]:
+        nh.check_between("scatter of the input layer's and the readout's parts / Θ(x, x) (2–3.5 %)", value,
+                         0.02, 0.035)
+nh.check_that("the blocks' part scatters the most at α = 1, the least at α = 1/L",
+              spreads["α = 1"][1] > spreads["α = 1/√L"][1] > spreads["α = 1/L"][1],
+              measured=str([round(float(v[1]), 4) for v in spreads.values()]), expected="decreasing")
+# a standard deviation from 8 Gaussian samples is uncertain by about 1/√(2·7) of itself
+nh.check_close("relative uncertainty of a spread from 8 networks (about a quarter)", 1 / math.sqrt(14), 0.25,
+               atol=0.03)
 
 # %% [markdown]
 # 2. **Predict, then try.** Set `trial_width = 256` in the next cell and re-run it. By what factor will one
@@ -1028,13 +1108,17 @@ nh.check_close("α = 1, erf: normalized NTK at 3°, L = 16 and 50 (0.733, 0.031)
 #
 # </details>
 #
-# 3. With $\alpha = 1/L$, what does the normalized NTK tend to as $L \to \infty$, and which model is that the NTK of?
+# 3. A ResNet keeps the fixed branch scale $\alpha = 0.1$ however deep it is (ReLU, $\sigma_w^2 = 2$, no bias). At
+#    $L = 100$ that is $\alpha = 1/\sqrt L$. What is $\Theta(x, x)/q_0$ at $L = 100$, and at $L = 1000$? Does a
+#    small fixed $\alpha$ prevent the explosion?
 #
 # <details><summary>Answer</summary>
 #
-# To $\cos\theta$, the normalized kernel $x\cdot x'/(\|x\|\|x'\|)$: the branches' total weight $L\alpha^2 = 1/L$
-# vanishes, $x^{(L)} \to x^{(0)}$, and the network becomes the linear model $f = \frac{1}{\sqrt m}w^\top
-# \frac{\sigma_w}{\sqrt d}W^{(0)}x$. Its input layer and readout each contribute $q_0\cos\theta$ to the NTK.
+# $\gamma = 0.01$. At $L = 100$: $1.01^{100}(2 + 100 \cdot 0.01/1.01) = 2.705 \cdot 2.990 = 8.09$, the value of
+# $\alpha = 1/\sqrt L$ at that depth. At $L = 1000$: $1.01^{1000}(2 + 9.90) = 20\,959 \cdot 11.90 \approx
+# 2.5\cdot 10^5$, where $\alpha = 1/\sqrt L$ gives 8.15. A fixed $\alpha$ only postpones the explosion: $\Theta$
+# stays of order $q_0$ while $L\alpha^2$ is of order one, up to about $L = 1/\alpha^2$ blocks, and beyond that it
+# grows like $(1 + \alpha^2)^L$. Keeping it bounded at every depth needs $\alpha$ to shrink with $L$.
 #
 # </details>
 #
@@ -1066,13 +1150,17 @@ nh.check_close("α = 1, erf: normalized NTK at 3°, L = 16 and 50 (0.733, 0.031)
 #
 # </details>
 #
-# 6. Someone argues that with $\alpha = 1/\sqrt L$ each block contributes $O(1/\sqrt L)$ to the NTK, so $L$ blocks
-#    give $O(\sqrt L)$. Where is the mistake?
+# 6. You train only the input layer and the readout of a ReLU ResNet with $L = 64$ blocks and keep every block
+#    frozen at its initial weights. What fraction of $\Theta(x, x)$ is left for $\alpha = 1/\sqrt L$, and for
+#    $\alpha = 1$?
 #
 # <details><summary>Answer</summary>
 #
-# The NTK adds squared gradients. A block's gradient is of order $\alpha$, so its contribution is of order
-# $\alpha^2 = 1/L$, and $L$ blocks give $O(1)$: 0.320 of $\Theta(x, x)$ at $L = 16$, tending to $1/3$.
+# The NTK sums over the *trained* parameters only, so the blocks' part drops out and
+# $2/(2 + L\gamma/(1+\gamma))$ is left. For $\alpha = 1/\sqrt L$, $\gamma = 1/64$ and
+# $L\gamma/(1+\gamma) = 64/65$: 0.670 is left, about two thirds (exactly $2/3$ as $L \to \infty$). For
+# $\alpha = 1$, $\gamma = 1$: $2/(2 + 32) = 0.059$ is left, because at that scale the blocks carry almost all of
+# the kernel.
 #
 # </details>
 
@@ -1081,9 +1169,18 @@ nh.check_close("question 2: Θ(x, x) at α = 1/2, L = 4, q₀ = 2 (13.67)", cour
                13.67, atol=0.005)
 nh.check_close("question 2: the recursion agrees", float(nh.resnet(4, alpha=0.5).kernel(x).ntk[0, 0]),
                course.closed_form_ntk(4, 0.5, 2.0), rtol=1e-10)
-faded = course.normalized_ntk(200, "α = 1/L", "relu")[1]
-nh.check_close("question 3: α = 1/L, L = 200, ReLU: largest gap to cos θ (below 0.01)",
-               float((faded - course.ANGLES.cos()).abs().max()), 0.0, atol=0.01)
+fixed = {L: float(nh.resnet(L, alpha=0.1).kernel(x).ntk[0, 0]) / q0 for L in (100, 1000)}
+nh.check_close("question 3: α = 0.1, L = 100: Θ(x, x)/q₀ (8.09)", fixed[100], 8.09, atol=0.005)
+nh.check_close("question 3: α = 0.1, L = 1000: Θ(x, x)/q₀ (about 2.5·10⁵)", fixed[1000], 2.5e5, rtol=0.01)
+nh.check_close("question 3: α = 0.1, L = 1000: the closed form agrees", fixed[1000],
+               course.closed_form_ntk(1000, 0.1), rtol=1e-10)
+nh.check_close("question 3: α = 1/√L, L = 1000: Θ(x, x)/q₀ (8.15)",
+               course.closed_form_ntk(1000, 1000 ** -0.5), 8.15, atol=0.005)
+nh.check_close("question 3: 1.01¹⁰⁰⁰ (20 959)", 1.01 ** 1000, 20959, atol=0.5)
+for alpha, quoted in ((1 / 8, 0.670), (1.0, 0.059)):
+    frozen = course.ntk_shares(64, alpha)
+    nh.check_close("question 6: L = 64, α = 1/√L and 1: input layer + readout share (0.670, 0.059)",
+                   frozen.input + frozen.readout, quoted, atol=0.0005)
 
 # %% [markdown]
 # ## Summary

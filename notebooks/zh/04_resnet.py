@@ -69,7 +69,10 @@ plt.show()
 # 分支 $g_l$ 是 $m$ 项之和，带有新抽取的高斯权重 $W^{(l)}$：它是一对中心化的高斯变量，协方差为
 # $\sigma_w^2\frac1m\sum_j\phi(x^{(l-1)}_j(x))\,
 # \phi(x^{(l-1)}_j(x'))$，而这个量趋于常数
-# $\sigma_w^2\,\mathbb E[\phi(u)\phi(v)]$。在无限宽极限下，一个协方差不再依赖于下面各块的高斯变量与下面各块相互独立，
+# $\sigma_w^2\,\mathbb E[\phi(u)\phi(v)]$。
+
+# %% [markdown]
+# 在无限宽极限下，一个协方差不再依赖于下面各块的高斯变量与下面各块相互独立，
 # 所以跳连与分支是相互独立的高斯变量，它们的协方差相加（Yang 2019 严格证明了这一极限）。记
 # $\mathbb E[\phi\phi] = \mathbb E[\phi(u)\phi(v)]$：
 #
@@ -92,7 +95,8 @@ plt.show()
 #
 # $$\Theta^{(l)} = \bigl(1 + \alpha^2\sigma_w^2\,\mathbb E[\phi'\phi']\bigr)\Theta^{(l-1)}
 #   + \alpha^2\sigma_w^2\,\mathbb E[\phi\phi]$$
-#
+
+# %% [markdown]
 # 两个分支项合起来恰好是第 02 课 MLP 规则的 $\alpha^2$ 倍；跳连再加上 $\Theta^{(l-1)}$。
 # （这就是 Hayou et al. 2021 的分析所依据的递归；Huang et al. 2020 对两层的分支推导了同类的递归。）在本软件包中，一个块是
 # `nh.residual(nh.relu(), nh.dense(), alpha=...)`，而 `nh.resnet(L, alpha=...)` 构建整个网络：
@@ -142,7 +146,7 @@ fig, ax = plt.subplots()
 ax.semilogx(depths, np.log(diagonal["α = 1"] / q0) / depths, "o-", label="α = 1")
 ax.axhline(math.log(2), color="k", ls="--", lw=1, label="log 2 = 0.693")
 nh.plotting.width_ticks(ax, depths)
-ax.set_xlabel("number of residual blocks L")
+ax.set_xlabel(nh._("number of residual blocks L"))
 ax.set_ylabel("log(Θ(x, x) / q₀) / L")
 ax.set_title(nh._("α = 1: Θ grows by a factor of about 2 per block"))
 ax.legend()
@@ -158,10 +162,10 @@ fig, ax = plt.subplots()
 for name, color in zip(scalings, PALETTE):
     if name != "α = 1":
         ax.semilogx(depths, diagonal[name] / q0, "o-", color=color, label=name)
-ax.axhline(3 * math.e, color="k", ls="--", lw=1, label="3e (limit of α = 1/√L)")
-ax.axhline(2, color="k", ls=":", lw=1, label="2 (limit of α = 1/L)")
+ax.axhline(3 * math.e, color="k", ls="--", lw=1, label=nh._("3e (limit of α = 1/√L)"))
+ax.axhline(2, color="k", ls=":", lw=1, label=nh._("2 (limit of α = 1/L)"))
 nh.plotting.width_ticks(ax, depths)
-ax.set_xlabel("number of residual blocks L")
+ax.set_xlabel(nh._("number of residual blocks L"))
 ax.set_ylabel("Θ(x, x) / q₀")
 ax.set_title(nh._("α = 1/√L levels off at 3e·q₀, α = 1/L falls to 2·q₀"))
 ax.legend()
@@ -195,7 +199,10 @@ for name, values in rates.items():
 # 取 $\alpha = 1$ 时，可用的学习率按 $1/\Theta \propto 1/\bigl(2^L(2 + L/2)\bigr)$ 缩小，比 $2^{-L}$ 更快：$L = 4$ 时为 0.036，$L = 16$ 时为 $3.4\cdot 10^{-6}$，相差约 $1.1\cdot 10^4$ 倍，接近 $\Theta(x, x)$ 增大的倍数 $2^{12}\cdot 10/4 = 10\,240$。
 # 取 $\alpha = 1/\sqrt L$ 时它也会缩小，但只缩小一个有界的倍数，而且越来越慢：从 $L = 1$ 时的 0.51 到 $L = 4$ 时的 0.37、
 # $L = 16$ 时的 0.33 和 $L = 256$ 时的 0.31：总共缩小 1.6 倍，接近 $\Theta(x, x)$ 之比 $8.13/5$。只有在 $L \to \infty$、
-# 核趋于一个极限时，这个上界才不再依赖于深度。实践中让深层 ResNet 保持可训练，靠的也是同一个想法——初始化时让分支很小：
+# 核趋于一个极限时，这个上界才不再依赖于深度。
+
+# %% [markdown]
+# 实践中让深层 ResNet 保持可训练，靠的也是同一个想法——初始化时让分支很小：
 # Fixup（Zhang et al. 2019）随深度缩小分支权重，并把每个分支的最后一层置零；SkipInit（De & Smith 2020）和 ReZero
 # （Bachlechner et al. 2020）给每个分支乘上一个可学习的标量，其初值为 0 或接近 0；批归一化则隐式地让分支相对于跳连变小
 # （De & Smith 2020）。第 05a 课会讨论归一化。
@@ -306,18 +313,21 @@ nh.check_close("erf, α = 1: log(Θ/q₀)/L, L = 400 / L = 25 (0.276; a √L law
 # 除以对角线：考虑两个相隔 17° 的输入的 $\Theta(x, x')/\Theta(x, x)$。在深层 MLP 中，这个相关系数随深度衰减，
 # 而且对任意一对不平行的输入，无论它们的夹角是多少，它都趋于同一个值（对 ReLU MLP 为 $1/4$，第 02 课）。
 # 我们说网络**忘掉了夹角**：它的核不再能区分相近的输入和相距很远的输入（核退化）。下图把三种缩放与同样深度的 ReLU MLP
-# 作比较：$L$ 个隐藏层（即 `nh.mlp(L, "relu")` 构建的网络）对 $L$ 个残差块。
+# 作比较：$L$ 个隐藏层（即 `nh.mlp(L, "relu")` 构建的网络）对 $L$ 个残差块。一条浅色的线另外画出一半深度的 MLP，
+# 即 $L/2$ 个隐藏层（下面第 1 题说明原因）。
 
 # %%
 mlp_correlation = [float(k[0, 1] / k[0, 0]) for k in (nh.mlp(L, "relu").kernel(x).ntk for L in depths)]
+half_mlp = [float(k[0, 1] / k[0, 0]) for k in (nh.mlp(L // 2, "relu").kernel(x).ntk for L in depths[1:])]
 fig, ax = plt.subplots()
 for name in scalings:
     ax.semilogx(depths, correlation[name], "o-", label=f"ResNet, {name}")
-ax.semilogx(depths, mlp_correlation, "k--", label="MLP (no skips)")
+ax.semilogx(depths, mlp_correlation, "k--", label=nh._("MLP (no skips)"))
+ax.semilogx(depths[1:], half_mlp, "k:", alpha=0.5, label=nh._("MLP with L/2 hidden layers"))
 nh.plotting.width_ticks(ax, depths)
-ax.set_xlabel("depth L")
-ax.set_ylabel("Θ(x, x′) / Θ(x, x), 17° apart")
-ax.set_title(nh._("α = 1 forgets the angle like an MLP; α = 1/√L and α = 1/L keep it"))
+ax.set_xlabel(nh._("depth L"))
+ax.set_ylabel(nh._("Θ(x, x′) / Θ(x, x), 17° apart"))
+ax.set_title(nh._("α = 1 forgets the angle like an MLP of half its depth; α = 1/√L and α = 1/L keep it"))
 ax.legend()
 plt.show()
 
@@ -334,7 +344,9 @@ plt.show()
 # 因为取 $\alpha = 1$、$\sigma_w^2 = 2$ 时，分支和跳连一样强。在对角线上，分支加上的
 # $\sigma_w^2\,\mathbb E[\phi\phi] = \Sigma^{(l-1)}$ 恰好等于跳连带过来的量，所以经过这个块之后，归一化的 $\Sigma$
 # 是跳连带来的相关系数与一个 MLP 层会给出的相关系数的平均：每个块相当于半个 MLP 层（NTK 的情形也一样）。
-# 许多个半层仍然会让核退化，相关系数像 MLP 的一样衰减（$L = 256$ 时为 0.32，MLP 为 0.28）。
+# 许多个半层仍然会让核退化：在 $L$ 从 2 到 256 的每个深度上，$\alpha = 1$ 的曲线与那条 $L/2$ 层 MLP 的浅色曲线相差都不超过 0.02
+# （$L = 256$ 个块时为 0.32，128 层的 MLP 为 0.31，256 层的 MLP 为 0.28）。两者很接近，但并不完全一样：
+# 与跳连取平均，并不完全等同于把一个完整的 MLP 层只用一半的次数。
 #
 # </details>
 #
@@ -345,7 +357,9 @@ plt.show()
 # 取 $\alpha = 1/L$ 时，各分支的总权重 $L\alpha^2 = 1/L$ 趋于零，核趋于输入层的核，$\cos 17° = 0.956$。
 # 取 $\alpha = 1/\sqrt L$ 时，每个块把相关系数朝一个 MLP 层会给出的值移动一步，步长为 $\gamma = 1/L$；
 # $L$ 步加起来是一个固定的、有限的变化：相关系数稳定在一个与深度无关、不退化的值上（从 $L = 32$ 起为 0.916–0.917）。
-# Hayou et al.（2021）对按 $1/\sqrt L$ 缩放的分支证明了这类不退化的深度极限；Huang et al.（2020）证明了当分支缩放因子为
+# Hayou et al.（2021）对按 $1/\sqrt L$ 缩放的分支证明了这类不退化的深度极限；Belfer et al.（2021）分析了 ReLU ResNet 的 NTK
+# 的谱，表明取决于跳连与分支之间如何平衡，归一化的核要么像 MLP 的核那样随深度变得尖锐，要么保持稳定的形状；
+# Huang et al.（2020）证明了当分支缩放因子为
 # $\alpha = L^{-\beta}$、$\beta \ge 1/2$（在他们讨论的范围内）时 NTK 的极限不退化，他们的网络使用两层的分支，
 # 且不训练整个网络的输入层和输出层。
 #
@@ -363,6 +377,9 @@ nh.check_between("α = 1/√L: spread of the correlation over L = 32 … 256", l
 nh.check_close("α = 1/√L: correlation at L = 256 (0.916)", correlation["α = 1/√L"][-1], 0.916, atol=0.0005)
 nh.check_close("α = 1: correlation at L = 256 (0.32)", correlation["α = 1"][-1], 0.32, atol=0.005)
 nh.check_close("MLP: correlation at L = 256 (0.28)", mlp_correlation[-1], 0.28, atol=0.005)
+nh.check_close("MLP with 128 hidden layers: correlation (0.31)", half_mlp[-1], 0.31, atol=0.005)
+nh.check_between("α = 1 ResNet against the MLP with L/2 layers, L = 2 … 256: largest gap (within 0.02)",
+                 np.abs(correlation["α = 1"][1:] - half_mlp).max(), 0.005, 0.02)
 # 1/L from the linear kernel at L = 256: the branches' total weight Lα² is 1/256
 nh.check_close("α = 1/L: correlation at L = 256 (cos 17°)", correlation["α = 1/L"][-1],
                math.cos(math.radians(17)), atol=0.005)
@@ -428,17 +445,18 @@ fig, (left, right) = plt.subplots(1, 2, figsize=(10.4, 4.0))
 for name, color in zip(scalings, PALETTE):
     law = [(1 + scalings[name](L) ** 2) ** L for L in block_counts]           # (1 + α²c)^L with c = 1
     for ax in (left, right) if name != "α = 1" else (left,):
-        ax.plot(block_counts, [p.growth for p in measured[name]], "o", color=color, label=f"{name}: measured")
+        ax.plot(block_counts, [p.growth for p in measured[name]], "o", color=color,
+                label=nh._("{scaling}: measured").format(scaling=name))
         ax.plot(block_counts, law, "--", color=color,
                 label=nh._("{scaling}: (1 + α²)^L").format(scaling=name))
 left.set_yscale("log")
 left.set_title(nh._("all three follow (1 + α²)^L (log scale)"), fontsize=10)
 right.axhline(math.e, color="k", ls=":", lw=1, label=nh._("e (limit of α = 1/√L)"))
-right.set_title(nh._("α = 1/√L and α = 1/L (linear scale)"), fontsize=10)
+right.set_title(nh._("linear scale: α = 1/√L levels off near e, α = 1/L near 1"), fontsize=10)
 for ax in (left, right):
     ax.set_xscale("log")
     nh.plotting.width_ticks(ax, block_counts)
-    ax.set_xlabel("number of residual blocks L")
+    ax.set_xlabel(nh._("number of residual blocks L"))
     ax.legend(fontsize="small")
 left.set_ylabel(nh._("mean square ‖∏(I+αJ)v‖² of a unit direction"))
 fig.suptitle(nh._("Jacobian products stay bounded for α = 1/√L (→ e), grow like 2^L for α = 1"))
@@ -448,11 +466,12 @@ plt.show()
 fig, ax = plt.subplots()
 for name, color in zip(scalings, PALETTE):          # first column of the legend: measured; second: predicted
     ax.loglog(block_counts, [p.beyond_first_order for p in measured[name]], "o", color=color,
-              label=f"{name}: measured")
+              label=nh._("{scaling}: measured").format(scaling=name))
 for name, color in zip(scalings, PALETTE):
-    ax.loglog(block_counts, predicted[name], "--", color=color, label=f"{name}: predicted r")
+    ax.loglog(block_counts, predicted[name], "--", color=color,
+              label=nh._("{scaling}: predicted r").format(scaling=name))
 nh.plotting.width_ticks(ax, block_counts)
-ax.set_xlabel("number of residual blocks L")
+ax.set_xlabel(nh._("number of residual blocks L"))
 ax.set_ylabel(nh._("‖(∏(I+αJ) − (I+α∑J))V‖_F / ‖∏(I+αJ)V‖_F, 32 directions"))
 ax.set_title(nh._("Of these scalings only α = 1/L is first-order; at α = 1/√L the first-order error is 0.5"))
 ax.legend(ncol=2, fontsize="small")
@@ -564,8 +583,8 @@ nh.check_close("small-Lα²c rule at Lα²c = 1/4 (0.177)", 1 / (4 * math.sqrt(2
 # $\mathbb E[\phi'\phi'] = 1/2$；其他激活函数会打破这一点：对 erf，同样的递归给出不相等的份额（“检验你的理解”的第 5 题问的是哪个块占得更多）。
 #
 # 份额的大小取决于 $L\gamma$。只要 $L\gamma$ 保持有界（$\alpha = O(1/\sqrt L)$），分母就保持 1 的量级，一个块的份额是
-# $\gamma = \alpha^2\sigma_w^2/2$ 的量级，也就是分支缩放因子的**平方**。当 $L\gamma$ 增大时（$\alpha = 1$），各块占去
-# $\Theta$ 的几乎全部，每个块的份额则趋于 $1/L$。
+# $\gamma = \alpha^2\sigma_w^2/2$ 的量级，也就是分支缩放因子的**平方**。当 $L\gamma$ 随 $L$ 增大时（$\alpha = 1$）会怎样，
+# 是下面第 2 题的内容。
 #
 # 对每个 $L$，取 $\alpha = 1/\sqrt L$，我们在 8 个宽度为 256 的有限宽网络中测量每一层的份额
 # （`course.block_shares`：一次反向传播，把梯度平方按层归类）。
@@ -585,7 +604,7 @@ ax.loglog(share_depths, [closed[L].block for L in share_depths], "-", label=nh._
 ax.loglog(share_depths, one_block[0] * (np.array(share_depths) / share_depths[0]) ** -0.5, "k:",
           label=nh._("if it fell like α = 1/√L"))
 nh.plotting.width_ticks(ax, share_depths)
-ax.set_xlabel("number of residual blocks L")
+ax.set_xlabel(nh._("number of residual blocks L"))
 ax.set_ylabel(nh._("one block's share of Θ(x, x)"))
 ax.set_title(nh._("Each block's share falls like α² = 1/L, not like α = 1/√L"))
 ax.legend()
@@ -610,7 +629,7 @@ top = [np.mean([s.input + s.blocks.sum() for s in shares[L]]) for L in (4, 16, 6
 ax.plot(["4", "16", "64"], top, "ko", label=nh._("finite networks: input layer + blocks"))
 for third in (1 / 3, 2 / 3):
     ax.axhline(third, color="k", ls=":", lw=1)
-ax.set_xlabel("number of residual blocks L")
+ax.set_xlabel(nh._("number of residual blocks L"))
 ax.set_ylabel(nh._("share of Θ(x, x), α = 1/√L"))
 ax.set_title(nh._("α = 1/√L: input layer, blocks and readout end with a third each"))
 ax.legend(fontsize="small", loc="center left", bbox_to_anchor=(1.0, 0.5))
@@ -629,16 +648,21 @@ plt.show()
 # </details>
 #
 # 2. **先预测，再动手试。** 下一个单元格打印 $\alpha = 1/\sqrt L$ 时 $L = 4$ 和 $16$ 的全部块的份额，以及第一个块和最后一个块的份额，
-#    都是 8 个有限宽网络的平均值。设 `alpha_of = lambda L: 1.0` 并重新运行。在 $L = 16$ 时，全部块合起来会占多少？
-#    8 个网络中第 1 个块和第 16 个块的平均份额会像无限宽公式所说的那样相等吗？
+#    都是 8 个有限宽网络的平均值。你将设 `alpha_of = lambda L: 1.0` 并重新运行它。在此之前，先用上面的份额公式（取 $\gamma = 1$）：
+#    (a) 在 $L = 16$ 时，全部块合起来会占多少？每个单独的块又占多少？随着 $L$ 增大，每个块的份额趋向哪里？
+#    (b) 8 个有限宽网络给出的第 1 个块和第 16 个块的平均份额略有不同。这个差异是这 8 个网络能看到的有限宽度效应，还是波动？
+#    要判断这一点，你需要知道什么？
 #
 # <details><summary>答案</summary>
 #
-# 取 $\alpha = 1$ 时 $\gamma = 1$，全部块合起来占 $\frac{L/2}{2 + L/2} = L/(L + 4)$：$L = 4$ 时为 0.50，$L = 16$ 时为 0.80
-# （有限宽网络测得 0.501 和 0.800；这个总和在网络之间的波动只有 3 %，单个块的份额则有 20 %）。
-# 这些块占去了一个按 $2^L(2 + L/2)$ 增长的 $\Theta$ 的几乎全部。两个平均份额并不完全相等：第 1 个块为 0.055，第 16 个块为 0.050，
-# 而在无限宽极限下各为 $\frac{1}{L + 4} = 0.050$。但单个网络中一个块的份额约在 0.03 到 0.08 之间，所以每个平均值的不确定度约为
-# $\pm 0.005$（8 个种子的一个标准误）：这 8 个网络既分不出这两个块，也显示不出它们之间这么大的有限宽度差异。
+# (a) 取 $\alpha = 1$ 时 $\gamma = 1$，全部块合起来占 $\frac{L/2}{2 + L/2} = L/(L + 4)$：$L = 4$ 时为 0.50，
+# $L = 16$ 时为 0.80（有限宽网络测得 0.501 和 0.800），$L = 16$ 时每个块占 $1/(L + 4) = 0.050$。
+# 随着 $L$ 增大，这些块占去了一个按 $2^L(2 + L/2)$ 增长的 $\Theta$ 的几乎全部，每个块的份额趋于 $1/L$：
+# 它不再是 $\gamma$ 的量级。
+#
+# (b) 你需要知道波动有多大。两个平均份额分别是：第 1 个块 0.055，第 16 个块 0.050。全部块的总份额在网络之间的波动只有 3 %，
+# 单个块的份额则有 20 %：单个网络中一个块的份额约在 0.03 到 0.08 之间，所以 8 个网络的每个平均值的不确定度约为
+# $\pm 0.005$（一个标准误）。这个差异不到它自身标准误的两倍：这 8 个网络既分不出这两个块，也显示不出它们之间这么大的有限宽度差异。
 #
 # </details>
 
@@ -765,12 +789,68 @@ for name, run in finite.items():
 #
 # <details><summary>答案</summary>
 #
-# 一个假设（这里没有检验）：$\alpha$ 越大，核中穿过随机块的部分就越多（$L = 4$ 时各块合起来占 $\Theta(x, x)$ 的 0.50、0.29 和 0.11，
-# 来自 4.3.3 节的闭式）。每个块中随机的隐藏层到隐藏层权重都在输入层的有限宽度波动之上再加上它们自己的波动。
+# 一个可能的原因（下一张图会检验它）：$\alpha$ 越大，核中穿过随机块的部分就越多（$L = 4$ 时各块合起来占 $\Theta(x, x)$ 的 0.50、0.29 和 0.11，
+# 来自 4.3.3 节的闭式解）。每个块中随机的隐藏层到隐藏层权重都在输入层的有限宽度波动之上再加上它们自己的波动。
 # 这个排序是 8 个种子上的平均：单个网络之间有重叠（见上面打印的范围）。对 MLP，Hanin & Nica（2020）证明了 NTK 的波动
 # 随深度与宽度之比增大；Li, Nica & Roy（2021）证明了在 ResNet 中（与 MLP 一样），初始化时输出的波动由深度与宽度之比决定。
 #
 # </details>
+
+# %% [markdown]
+# **检验这个答案。** 把 8 个网络（宽度 1024，4 个块，种子 0–7，8 个输入中的第一个）的 $\Theta(x, x)$ 像 4.3.3 节那样
+# 拆成输入层、全部块和读出层三部分，再从每一部分中减去它在无限宽极限下的值。如果答案是对的，全部块的点在 $\alpha = 1$ 时散得最开。
+
+# %%
+def layer_parts(run, exact):
+    """One network's input-layer, all-blocks and readout parts of Θ(x, x), as fractions of the analytic Θ."""
+    return np.array([run.input, run.blocks.sum(), run.readout]) * run.total / exact
+
+
+deviation = {}
+fig, ax = plt.subplots(figsize=(8.6, 4.0))
+for i, (name, alpha) in enumerate(scalings.items()):
+    exact = course.closed_form_ntk(4, alpha(4), q0=2.0)             # the 8 inputs have q₀ = σ_w² x·x/d = 2
+    share = course.ntk_shares(4, alpha(4))
+    runs = [course.block_shares(4, alpha(4), inputs[0], width=1024, seed=seed) for seed in range(8)]
+    closed_parts = [share.input, share.blocks, share.readout]
+    deviation[name] = np.array([layer_parts(r, exact) for r in runs]) - closed_parts
+    for j, (field, label, color) in enumerate(layers):              # input layer, all blocks, readout
+        ax.plot(np.full(8, i + 0.22 * (j - 1)), deviation[name][:, j], "o", color=color, alpha=0.7,
+                label=label if i == 0 else None)
+ax.axhline(0, color="k", lw=0.8)
+ax.set_xticks(range(3), list(scalings))
+ax.set_ylabel(nh._("(part − infinite-width part) / Θ(x, x)"))
+ax.set_title(nh._("The blocks' part scatters the most at α = 1, where the blocks carry the most"))
+ax.legend(fontsize="small", loc="center left", bbox_to_anchor=(1.0, 0.5))
+plt.show()
+for name in scalings:
+    spread = deviation[name].std(axis=0, ddof=1)
+    print(nh._("{scaling}: scatter over the 8 networks, as a fraction of Θ(x, x): input layer {input:.1%}, "
+               "all blocks {blocks:.1%}, readout {readout:.1%}").format(scaling=name, input=spread[0],
+                                                                      blocks=spread[1], readout=spread[2]))
+
+# %% [markdown]
+# 全部块所占的部分在 $\alpha = 1$、$1/\sqrt L$ 和 $1/L$ 时的波动分别是 $\Theta(x, x)$ 的 5.0 %、2.7 % 和 1.1 %：
+# 在三种情形中都约为它所占份额（0.50、0.29、0.11）的十分之一。输入层和读出层所占部分的波动在三种情形中都是 2–3.5 %。
+# 所以更大的 $\alpha$ 带来的额外波动来自各块，正如答案所说。这只是一个输入和 8 个网络（上面每个波动值本身约有四分之一的不确定度），
+# 所以它支持这个答案，但并不证明它。
+
+# %% tags=["check"]
+spreads = {name: deviation[name].std(axis=0, ddof=1) for name in scalings}
+for name, quoted in zip(scalings, (0.050, 0.027, 0.011)):
+    nh.check_close("L = 4: scatter of all blocks' part / Θ(x, x), α = 1, 1/√L, 1/L (5.0, 2.7, 1.1 %)",
+                   spreads[name][1], quoted, atol=0.0005)
+    nh.check_between("that scatter / all blocks' share (about a tenth)",
+                     spreads[name][1] / course.ntk_shares(4, scalings[name](4)).blocks, 0.08, 0.11)
+    for value in spreads[name][[0, 2]]:
+        nh.check_between("scatter of the input layer's and the readout's parts / Θ(x, x) (2–3.5 %)", value,
+                         0.02, 0.035)
+nh.check_that("the blocks' part scatters the most at α = 1, the least at α = 1/L",
+              spreads["α = 1"][1] > spreads["α = 1/√L"][1] > spreads["α = 1/L"][1],
+              measured=str([round(float(v[1]), 4) for v in spreads.values()]), expected="decreasing")
+# a standard deviation from 8 Gaussian samples is uncertain by about 1/√(2·7) of itself
+nh.check_close("relative uncertainty of a spread from 8 networks (about a quarter)", 1 / math.sqrt(14), 0.25,
+               atol=0.03)
 
 # %% [markdown]
 # 2. **先预测，再动手试。** 在下一个单元格中设 `trial_width = 256` 并重新运行。单个网络的平均误差会增大多少倍？
@@ -966,13 +1046,16 @@ nh.check_close("α = 1, erf: normalized NTK at 3°, L = 16 and 50 (0.733, 0.031)
 #
 # </details>
 #
-# 3. 取 $\alpha = 1/L$ 时，$L \to \infty$ 时归一化 NTK 趋于什么？它是哪个模型的 NTK？
+# 3. 一个 ResNet 无论多深都取固定的分支缩放因子 $\alpha = 0.1$（ReLU，$\sigma_w^2 = 2$，无偏置）。在 $L = 100$ 时这正是
+#    $\alpha = 1/\sqrt L$。$L = 100$ 时 $\Theta(x, x)/q_0$ 是多少？$L = 1000$ 时呢？一个小的固定 $\alpha$ 能防止爆炸吗？
 #
 # <details><summary>答案</summary>
 #
-# 趋于 $\cos\theta$，即归一化的核 $x\cdot x'/(\|x\|\|x'\|)$：各分支的总权重 $L\alpha^2 = 1/L$ 趋于零，
-# $x^{(L)} \to x^{(0)}$，网络变成线性模型 $f = \frac{1}{\sqrt m}w^\top
-# \frac{\sigma_w}{\sqrt d}W^{(0)}x$。它的输入层和读出层各为 NTK 贡献 $q_0\cos\theta$。
+# $\gamma = 0.01$。$L = 100$ 时：$1.01^{100}(2 + 100 \cdot 0.01/1.01) = 2.705 \cdot 2.990 = 8.09$，与该深度下
+# $\alpha = 1/\sqrt L$ 的值相同。$L = 1000$ 时：$1.01^{1000}(2 + 9.90) = 20\,959 \cdot 11.90 \approx
+# 2.5\cdot 10^5$，而 $\alpha = 1/\sqrt L$ 给出 8.15。固定的 $\alpha$ 只是推迟了爆炸：只要 $L\alpha^2$ 是 1 的量级，
+# 也就是直到大约 $L = 1/\alpha^2$ 个块，$\Theta$ 都保持 $q_0$ 的量级；超过之后它按 $(1 + \alpha^2)^L$ 增长。
+# 要在每个深度都保持有界，$\alpha$ 必须随 $L$ 缩小。
 #
 # </details>
 #
@@ -998,13 +1081,14 @@ nh.check_close("α = 1, erf: normalized NTK at 3°, L = 16 and 50 (0.733, 0.031)
 #
 # </details>
 #
-# 6. 有人认为：取 $\alpha = 1/\sqrt L$ 时每个块对 NTK 的贡献是 $O(1/\sqrt L)$，所以 $L$ 个块给出
-#    $O(\sqrt L)$。错在哪里？
+# 6. 你只训练一个有 $L = 64$ 个块的 ReLU ResNet 的输入层和读出层，而让每个块都冻结在初始权重上。
+#    取 $\alpha = 1/\sqrt L$ 时 $\Theta(x, x)$ 还剩下多少比例？取 $\alpha = 1$ 时呢？
 #
 # <details><summary>答案</summary>
 #
-# NTK 加的是梯度的平方。一个块的梯度是 $\alpha$ 的量级，所以它的贡献是
-# $\alpha^2 = 1/L$ 的量级，$L$ 个块合起来是 $O(1)$：在 $L = 16$ 时占 $\Theta(x, x)$ 的 0.320，并趋于 $1/3$。
+# NTK 只对*被训练的*参数求和，所以各块的部分消失了，剩下 $2/(2 + L\gamma/(1+\gamma))$。取 $\alpha = 1/\sqrt L$ 时，
+# $\gamma = 1/64$，$L\gamma/(1+\gamma) = 64/65$：剩下 0.670，约三分之二（$L \to \infty$ 时恰为 $2/3$）。取
+# $\alpha = 1$ 时 $\gamma = 1$：只剩下 $2/(2 + 32) = 0.059$，因为在这个缩放下各块承担了核的几乎全部。
 #
 # </details>
 
@@ -1013,9 +1097,18 @@ nh.check_close("question 2: Θ(x, x) at α = 1/2, L = 4, q₀ = 2 (13.67)", cour
                13.67, atol=0.005)
 nh.check_close("question 2: the recursion agrees", float(nh.resnet(4, alpha=0.5).kernel(x).ntk[0, 0]),
                course.closed_form_ntk(4, 0.5, 2.0), rtol=1e-10)
-faded = course.normalized_ntk(200, "α = 1/L", "relu")[1]
-nh.check_close("question 3: α = 1/L, L = 200, ReLU: largest gap to cos θ (below 0.01)",
-               float((faded - course.ANGLES.cos()).abs().max()), 0.0, atol=0.01)
+fixed = {L: float(nh.resnet(L, alpha=0.1).kernel(x).ntk[0, 0]) / q0 for L in (100, 1000)}
+nh.check_close("question 3: α = 0.1, L = 100: Θ(x, x)/q₀ (8.09)", fixed[100], 8.09, atol=0.005)
+nh.check_close("question 3: α = 0.1, L = 1000: Θ(x, x)/q₀ (about 2.5·10⁵)", fixed[1000], 2.5e5, rtol=0.01)
+nh.check_close("question 3: α = 0.1, L = 1000: the closed form agrees", fixed[1000],
+               course.closed_form_ntk(1000, 0.1), rtol=1e-10)
+nh.check_close("question 3: α = 1/√L, L = 1000: Θ(x, x)/q₀ (8.15)",
+               course.closed_form_ntk(1000, 1000 ** -0.5), 8.15, atol=0.005)
+nh.check_close("question 3: 1.01¹⁰⁰⁰ (20 959)", 1.01 ** 1000, 20959, atol=0.5)
+for alpha, quoted in ((1 / 8, 0.670), (1.0, 0.059)):
+    frozen = course.ntk_shares(64, alpha)
+    nh.check_close("question 6: L = 64, α = 1/√L and 1: input layer + readout share (0.670, 0.059)",
+                   frozen.input + frozen.readout, quoted, atol=0.0005)
 
 # %% [markdown]
 # ## 小结

@@ -446,13 +446,13 @@ def draw_normalized_ntk(depth: int, scaling: str, activation: str) -> None:
     fig, ax = plt.subplots()
     degrees = torch.rad2deg(ANGLES)
     if depth > 1:
-        ax.plot(degrees, curves[1][1], color=PALETTE[0], alpha=0.35, label="L = 1 (one block)")
+        ax.plot(degrees, curves[1][1], color=PALETTE[0], alpha=0.35, label=_("L = 1 (one block)"))
     if half > 1:                                  # the title compares L with L // 2: both are drawn
         ax.plot(degrees, curves[half][1], color=PALETTE[1], ls="--", label=f"L = {half}")
     ax.plot(degrees, curves[depth][1], color=PALETTE[0], label=f"L = {depth}")
     ax.plot(degrees, ANGLES.cos(), color="0.4", ls=":", lw=1, label=_("cos θ (the linear kernel)"))
-    ax.set_xlabel("angle between inputs (degrees)")
-    ax.set_ylabel("normalized NTK Θ(x, x′) / Θ(x, x)")
+    ax.set_xlabel(_("angle between inputs (degrees)"))
+    ax.set_ylabel(_("normalized NTK Θ(x, x′) / Θ(x, x)"))
     ax.set_ylim(-1.05, 1.05)
     ax.set_title(describe(depth, scaling, activation), fontsize=11)
     ax.legend(fontsize="small")
