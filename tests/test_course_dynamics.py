@@ -259,3 +259,123 @@ def test_explorer_title_carries_the_critical_rates_and_the_gap():
     title = plt.gca().get_title()
     assert "diverged" in title and f"{data.critical_lr:.2f}" in title and "max |" not in title, title
     plt.close("all")
+
+
+# ---------------------------------------------------------------- added: seeds, early stopping, the band, fits
+
+def test_lazy_table_is_lazy_changes_for_every_width_and_seed():
+    table = dynamics.lazy_table([64, 128], [0, 3])
+    assert table.shape == (3, 2, 2), f"expected shape (3, 2, 2), got {table.shape}"
+    run = dynamics.lazy_changes(128, seed=3)
+    measured, expected = table[:, 1, 1], [run.output, run.ntk, run.features]
+    assert np.allclose(measured, expected, rtol=1e-12), f"expected {expected}, measured {measured}"
+
+
+def _numpy_regression(k_train, k_test, y, ridge=0.0):
+    k_train, k_test, y = (np.asarray(a, dtype=float) for a in (k_train, k_test, y))
+    return k_test @ np.linalg.solve(k_train + ridge * np.eye(len(y)), y)
+
+
+def test_early_stopping_is_the_flow_and_ridge_regression_computed_directly():
+    data = dynamics.circle()
+    run = dynamics.early_stopping(0.5, points=5)
+    labels = data.y_train.numpy() + 0.5 * torch.randn(20, generator=torch.Generator().manual_seed(0),
+                                                      dtype=torch.float64).numpy()
+    truth = dynamics.target(data.angles_test).numpy()
+    lam, vectors = np.linalg.eigh(data.ntk_train.numpy())
+    for t, flow_error, ridge_error in zip(run.times, run.flow_error, run.ridge_error):
+        kept = vectors @ np.diag((1 - np.exp(-lam * t / 20)) / lam) @ vectors.T      # Θ^-1 (I - e^{-Θt/n})
+        flow = data.ntk_test.numpy() @ kept @ labels
+        assert flow_error == pytest.approx(((flow - truth) ** 2).mean(), rel=1e-6), (t, flow_error)
+        ridge = _numpy_regression(data.ntk_train, data.ntk_test, labels, 20 / t)
+        assert ridge_error == pytest.approx(((ridge - truth) ** 2).mean(), rel=1e-6), (t, ridge_error)
+    ridgeless = _numpy_regression(data.ntk_train, data.ntk_test, labels)
+    assert run.ridgeless == pytest.approx(((ridgeless - truth) ** 2).mean(), rel=1e-6), run.ridgeless
+    assert run.best_time == run.times[run.flow_error.argmin()], run.best_time
+
+
+def test_early_stopping_title_follows_the_errors():
+    dynamics.draw_early_stopping(dynamics.early_stopping(0.5))
+    assert "beats" in plt.gca().get_title(), plt.gca().get_title()
+    plt.close("all")
+    dynamics.draw_early_stopping(dynamics.early_stopping(0.0))
+    assert "about as well" in plt.gca().get_title(), plt.gca().get_title()
+
+
+def test_lesson_ridge_mse_is_numpy_regression():
+    data = dynamics.circle()
+    truth = dynamics.target(data.angles_test).numpy()
+    for ridge in (0.0, 0.1):
+        expected = ((_numpy_regression(data.ntk_train, data.ntk_test, data.y_train, ridge) - truth) ** 2).mean()
+        assert dynamics.lesson_ridge_mse(ridge) == pytest.approx(expected, rel=1e-6), (ridge, expected)
+
+
+def _band(time, points):
+    """Σ_t(x, x) of Lee et al. (2019, eq. 16) with eta -> eta/n, written out with numpy."""
+    data = dynamics.circle()
+    kernels = dynamics.ARCH.kernel(torch.cat([data.x_train, points]))
+    K, T = kernels.nngp.numpy(), kernels.ntk.numpy()
+    lam, vectors = np.linalg.eigh(T[:20, :20])
+    A = T[20:, :20] @ vectors @ np.diag((1 - np.exp(-lam * time / 20)) / lam) @ vectors.T
+    cov = K[20:, 20:] + A @ K[:20, :20] @ A.T - A @ K[:20, 20:] - K[20:, :20] @ A.T
+    return np.sqrt(np.clip(np.diag(cov), 0, None))
+
+
+@pytest.mark.parametrize("time", [20, 200, 2000])
+def test_band_widths_are_eq_16_written_out(time):
+    data = dynamics.circle()
+    at_inputs, between = dynamics.band_widths(time)
+    expected_inputs = _band(time, data.x_train).max()
+    expected_between = _band(time, dynamics.on_circle(data.angles_train + math.pi / 20)).max()
+    assert at_inputs == pytest.approx(expected_inputs, rel=1e-6, abs=1e-8), (at_inputs, expected_inputs)
+    assert between == pytest.approx(expected_between, rel=1e-6), (between, expected_between)
+
+
+def test_band_closes_at_the_inputs_only():
+    at_inputs, between = dynamics.band_widths(1e5)
+    assert at_inputs < 1e-6 and between > 0.01, f"expected a closed band at the inputs, got {at_inputs}, {between}"
+
+
+def test_fit_error_is_numpy_regression():
+    n = 24
+    angles = dynamics.training_angles(n)
+    y = 1 + np.cos(angles.numpy())
+    # ridgeless with the well-conditioned ReLU kernel; erf's smooth kernel needs a ridge for numpy to agree
+    for name, ridge in (("ReLU, σ_b = 0.3", 0.0), ("erf, no bias", 0.5)):
+        points = dynamics.on_circle(torch.cat([angles, dynamics.EVAL_ANGLES]))
+        K = dynamics.KERNELS[name].kernel(points).ntk
+        prediction = _numpy_regression(K[:n, :n], K[n:, :n], y, ridge)
+        expected = ((prediction - 1 - np.cos(dynamics.EVAL_ANGLES.numpy())) ** 2).mean()
+        error, _ = dynamics.fit_error(name, n, ((0, 1.0), (1, 1.0)), ridge)
+        assert error == pytest.approx(expected, rel=1e-6), (ridge, error, expected)
+    assert dynamics.fit_error("ReLU, no bias", 30, ((3, 1.0),))[0] / 0.5 == pytest.approx(
+        dynamics.ridgeless_fit("ReLU, no bias", 3, 30)[1], rel=1e-10), "cos 3θ as ridgeless_fit"
+
+
+def test_explorer_summaries_are_the_runs():
+    losses = dynamics.final_losses(1.0, steps=20, widths=(64, 256))
+    assert losses == {w: float(dynamics.explorer_run(w, 1.0, 20).loss[-1]) for w in (64, 256)}, losses
+    steps = dynamics.divergence_steps(3.5, steps=30, widths=(64,))
+    assert steps == {64: dynamics.explorer_run(64, 3.5, 30).diverged_at} and steps[64] is not None, steps
+    assert dynamics.final_losses(3.5, steps=30, widths=(64,)) == {64: math.inf}, "a diverged run counts as inf"
+    run = dynamics.explorer_run(64, 1.0, 20)
+    expected = float((run.outputs[-1] - run.formula_test).abs().max())
+    assert dynamics.explorer_gap(64, 1.0, 20) == expected, (dynamics.explorer_gap(64, 1.0, 20), expected)
+
+
+def test_largest_correlation_is_numpys():
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((5, 8))
+    covariance = a @ a.T
+    sd = np.sqrt(np.diag(covariance))
+    expected = np.abs(covariance / np.outer(sd, sd) - np.eye(5)).max()
+    measured = dynamics.largest_correlation(torch.tensor(covariance))
+    assert measured == pytest.approx(expected, rel=1e-12), (measured, expected)
+    assert dynamics.largest_correlation(torch.eye(3, dtype=torch.float64)) == 0, "independent points: 0"
+
+
+def test_snapshot_target_gap_is_the_distance_to_the_target():
+    run = dynamics.snapshots("ntk", width=64, steps=(0, 5))
+    data = dynamics.circle()
+    expected = float((run.network[-1] - dynamics.target(data.angles_test)).abs().max())
+    assert run.target_gap == pytest.approx(expected, rel=1e-12), (run.target_gap, expected)

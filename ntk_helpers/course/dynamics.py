@@ -35,7 +35,7 @@ from ..engine.architectures import mlp
 from ..engine.dense import lr_multipliers
 from ..finite.empirical import empirical_ntk
 from ..finite.training import train
-from ..theory.dynamics import linearized_dynamics
+from ..theory.dynamics import ensemble_prediction, linearized_dynamics
 from ..theory.rank_law import dot_product_profile
 from ..theory.regression import kernel_regression
 from ..theory.spectra import eigenvalues
@@ -155,6 +155,72 @@ def lazy_changes(width: int, *, steps: int = 200, lr: float = 1.0, seed: int = 0
     return LazyChanges(width, output, record.ntk_change, record.feature_change)
 
 
+def lazy_table(widths, seeds) -> np.ndarray:
+    """Array (3, W, S): the output, NTK and feature changes of :func:`lazy_changes` for every width and seed."""
+    runs = [[lazy_changes(width, seed=seed) for seed in seeds] for width in widths]
+    return np.array([[[getattr(run, part) for run in row] for row in runs] for part in ("output", "ntk", "features")])
+
+
+@dataclass(frozen=True)
+class EarlyStopping:
+    """Test MSE (against the noise-free target) of gradient flow at ``times`` and of ridge regression with
+    rho = n / t, trained on the lesson's labels plus Gaussian noise of standard deviation ``noise`` (seed 0), and
+    the ridgeless (interpolating) error."""
+
+    noise: float
+    times: np.ndarray
+    flow_error: np.ndarray
+    ridge_error: np.ndarray
+    ridgeless: float
+
+    @property
+    def best_time(self) -> float:
+        """The time of the smallest flow error."""
+        return float(self.times[self.flow_error.argmin()])
+
+
+@lru_cache(maxsize=16)
+def early_stopping(noise: float = 0.5, *, points: int = 40) -> EarlyStopping:
+    """:class:`EarlyStopping` on ``points`` times from 1 to 1e6 (eta = 1)."""
+    data = circle()
+    noise = check_nonnegative("noise", noise)
+    labels = data.y_train + noise * torch.randn(N_TRAIN, generator=torch.Generator().manual_seed(0),
+                                                dtype=torch.float64)
+    truth = target(data.angles_test)
+    times = np.geomspace(1, 1e6, check_int("points", points, minimum=2))
+    flow = linearized_dynamics(data.ntk_train, labels, times, ntk_test_train=data.ntk_test)
+    flow_error = ((flow.test - truth) ** 2).mean(1).numpy()
+    ridge_error = np.array([float(((kernel_regression(data.ntk_train, data.ntk_test, labels, ridge=N_TRAIN / t)
+                                    - truth) ** 2).mean()) for t in times])
+    ridgeless = float(((kernel_regression(data.ntk_train, data.ntk_test, labels) - truth) ** 2).mean())
+    return EarlyStopping(noise, times, flow_error, ridge_error, ridgeless)
+
+
+def draw_early_stopping(run: EarlyStopping) -> "matplotlib.figure.Figure":
+    """The test error of gradient flow against time and of ridge regression with rho = n/t. Returns the figure."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots()
+    ax.semilogx(run.times, run.flow_error, label=_("gradient flow, time t"))
+    ax.semilogx(run.times, run.ridge_error, "--", label=_("ridge regression, ρ = n/(ηt)"))
+    ax.set_xlabel(_("training time t (η = 1)"))
+    ax.set_ylabel(_("test MSE against the noise-free target"))
+    ax.set_title(_("Stopping early beats training to the end, like a ridge does")
+                 if run.flow_error.min() < 0.9 * run.ridgeless else
+                 _("Training to the end does about as well as stopping early"))
+    ax.legend()
+    return fig
+
+
+def lesson_ridge_mse(ridge: float = 0.0) -> float:
+    """Test MSE of kernel regression (analytic NTK, ridge ``ridge``; 0 = ridgeless) on the lesson's noise-free
+    labels, against the target on the test angles."""
+    data = circle()
+    ridge = check_nonnegative("ridge", ridge)
+    fit = kernel_regression(data.ntk_train, data.ntk_test, data.y_train, **({"ridge": ridge} if ridge else {}))
+    return float(((fit - target(data.angles_test)) ** 2).mean())
+
+
 @one_thread()
 def ensemble_members(seeds, x_eval, *, width: int = 1024, steps: int = 200, lr: float = 1.0) -> torch.Tensor:
     """Outputs (len(seeds), len(x_eval)) of ``ARCH.network(2, width=width, seed=s)`` for each seed after
@@ -163,6 +229,19 @@ def ensemble_members(seeds, x_eval, *, width: int = 1024, steps: int = 200, lr: 
     return torch.stack([train(ARCH.network(2, width=width, seed=check_int("seed", s, minimum=0)), data.x_train,
                               data.y_train, lr=lr, steps=steps, x_eval=x_eval, record_every=max(steps, 1),
                               track_kernels=False).outputs[-1] for s in seeds])
+
+
+def band_widths(time: float) -> tuple[float, float]:
+    """The largest standard deviation of the trained infinite ensemble (``nh.ensemble_prediction``) at time
+    eta t = ``time``: at the 20 training inputs, and at the 20 midpoints between them."""
+    data = circle()
+    points = torch.cat([data.x_train, on_circle(data.angles_train + math.pi / N_TRAIN), data.x_train])
+    kernels = ARCH.kernel(points)
+    K, T, n = kernels.nngp, kernels.ntk, N_TRAIN
+    ensemble = ensemble_prediction(K[:n, :n], K[n:, :n], K[n:, n:], T[:n, :n], T[n:, :n], data.y_train,
+                                   check_nonnegative("time", time))
+    sd = ensemble.covariance.diagonal().clamp(min=0).sqrt()
+    return float(sd[n:].max()), float(sd[:n].max())
 
 
 def slope_with_error(widths, values) -> tuple[float, float]:
@@ -200,6 +279,11 @@ class Snapshots:
     def gaps(self) -> np.ndarray:
         """max |network - formula| over the test angles, at each step."""
         return (self.network - self.formula).abs().max(1).values.numpy()
+
+    @property
+    def target_gap(self) -> float:
+        """max |network - target| over the test angles after the last step."""
+        return float((self.network[-1] - target(circle().angles_test)).abs().max())
 
 
 def weighted_ntk(model, x) -> torch.Tensor:
@@ -273,8 +357,9 @@ def draw_snapshots(rows) -> "matplotlib.figure.Figure":
             ax = axes[r, c]
             ax.plot(data.angles_test, row.formula[c], "--", color="k", lw=1.3,
                     label=formula_names[row.parameterization])
-            ax.plot(data.angles_test, row.network[c], color=PALETTE[r], lw=1.8, label=f"network, width {row.width}")
-            ax.plot(data.angles_train, data.y_train, "o", color="0.3", ms=3, label="training data")
+            ax.plot(data.angles_test, row.network[c], color=PALETTE[r], lw=1.8,
+                    label=_("network, width {width}").format(width=row.width))
+            ax.plot(data.angles_train, data.y_train, "o", color="0.3", ms=3, label=_("training data"))
             ax.set_title(_("step {step}\nfeatures moved {change:.1%}").format(step=step,
                                                                               change=row.feature_change[c]),
                          fontsize=10)
@@ -282,7 +367,7 @@ def draw_snapshots(rows) -> "matplotlib.figure.Figure":
                 ax.set_ylabel(names[row.parameterization] + "\n" + _("output"))
         axes[r, -1].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1))
     for ax in axes[-1]:
-        ax.set_xlabel("angle (radians)")
+        ax.set_xlabel(_("angle (radians)"))
     fig.suptitle(_("Both fit the data; μP moves the hidden features, the NTK parameterization keeps them"),
                  fontsize=12)
     return fig
@@ -304,6 +389,14 @@ def coverage(z, levels) -> tuple[np.ndarray, np.ndarray]:
     return measured, 3 * np.sqrt(levels * (1 - levels) / z.size)
 
 
+def largest_correlation(covariance) -> float:
+    """The largest |correlation| between two different points under the covariance matrix ``covariance``."""
+    covariance = torch.as_tensor(covariance, dtype=torch.float64)
+    sd = covariance.diagonal().sqrt()
+    correlation = covariance / (sd[:, None] * sd[None, :])
+    return float((correlation - torch.eye(len(sd), dtype=torch.float64)).abs().max())
+
+
 def draw_ensemble(angles, deviation, sd, angles_train, z, levels) -> "matplotlib.figure.Figure":
     """Left: trained networks minus the ensemble mean on the test circle, inside the ensemble's 95 % band
     (±1.96 sigma). Right: the measured coverage of the band at each nominal level (``z``: the z-scores at
@@ -318,11 +411,12 @@ def draw_ensemble(angles, deviation, sd, angles_train, z, levels) -> "matplotlib
     for index, d in enumerate(deviation):
         left.plot(angles, d, color="k", lw=0.7, alpha=0.6,
                   label=_("{count} trained networks").format(count=len(deviation)) if index == 0 else None)
-    left.plot(angles_train, np.zeros(len(angles_train)), "o", color=PALETTE[1], ms=4, label="training inputs")
-    left.set_xlabel("angle (radians)")
-    left.set_ylabel("network output − ensemble mean")
-    left.set_title(_("The band narrows near the training inputs"), fontsize=11)
-    left.legend(fontsize=8, loc="upper right")
+    for index, a in enumerate(np.asarray(angles_train)):
+        left.axvline(a, color=PALETTE[1], ls=":", lw=0.9, label=_("training inputs") if index == 0 else None)
+    left.set_xlabel(_("angle (radians)"))
+    left.set_ylabel(_("network output − ensemble mean"))
+    left.set_title(_("The band narrows at every training input (dotted) and opens between them"), fontsize=11)
+    left.legend(fontsize=8, loc="upper right", framealpha=0.9)
     measured, tolerance = coverage(z, levels)
     right.fill_between(levels, levels - tolerance, levels + tolerance, color="0.85",
                        label=_("± 3 binomial standard errors"))
@@ -395,6 +489,22 @@ def ridgeless_fit(name: str, frequency: int, n: int) -> tuple[torch.Tensor, floa
     return prediction, float(((prediction - torch.cos(frequency * EVAL_ANGLES)) ** 2).mean() / 0.5)
 
 
+@lru_cache(maxsize=16)
+def fit_error(name: str, n: int, harmonics=((1, 1.0),), ridge: float = 0.0) -> tuple[float, torch.Tensor]:
+    """NTK regression (``ridge``; 0 = ridgeless) with ``KERNELS[name]`` of the target sum c cos(k theta) over
+    ``harmonics`` ((k, c) pairs; k = 0 is a constant) from :func:`training_angles` (n): the test MSE on
+    ``EVAL_ANGLES`` (not divided by anything) and the prediction there."""
+    fit = training_angles(n)
+    K = _kernel(name).kernel(on_circle(torch.cat([fit, EVAL_ANGLES]))).ntk
+
+    def wave(angles):
+        return sum(c * torch.cos(k * angles) for k, c in harmonics)
+
+    ridge = check_nonnegative("ridge", ridge)
+    prediction = kernel_regression(K[:n, :n], K[n:, :n], wave(fit), **({"ridge": ridge} if ridge else {}))
+    return float(((prediction - wave(EVAL_ANGLES)) ** 2).mean()), prediction
+
+
 def draw_mercer(names=None, kmax: int = 12) -> "matplotlib.figure.Figure":
     """|mu_k| / max mu for k = 0 .. kmax of each kernel in ``names`` (default: all of ``KERNELS``), one panel
     each, with the coefficients that are zero (below ``ZERO``) marked by a cross at the bottom. Returns the
@@ -416,7 +526,7 @@ def draw_mercer(names=None, kmax: int = 12) -> "matplotlib.figure.Figure":
                 label=_("μ_k = 0") if zero.any() else None)
         ax.set_yscale("log")
         ax.set_ylim(floor / 2, 2)
-        ax.set_title(name, fontsize=10)
+        ax.set_title(kernel_label(name), fontsize=10)
         ax.set_xlabel("k")
         if zero.any():
             ax.legend(fontsize=8, loc="upper right")
@@ -450,7 +560,7 @@ def draw_fit(kernel: str, frequency: int, n: int) -> None:
     ax.plot(EVAL_ANGLES, prediction, color=PALETTE[0], label=_("ridgeless NTK fit"))
     fit = training_angles(n)
     ax.plot(fit, torch.cos(frequency * fit), "o", color=PALETTE[1], ms=3, label=_("training angles"))
-    ax.set_xlabel("angle (radians)")
+    ax.set_xlabel(_("angle (radians)"))
     ax.set_ylabel(_("output"))
     ax.set_title(describe_fit(kernel, frequency, n), fontsize=10.5)
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1))
@@ -559,26 +669,29 @@ def draw_dynamics(width: int, learning_rate: float, steps: int) -> None:
     fig, ax = plt.subplots()
     if run.ratio < 2 or steps == 0:
         ax.plot(data.angles_test, run.formula_test, "--", color=PALETTE[0], zorder=3,
-                label="closed form (analytic NTK)")
+                label=_("closed form (analytic NTK)"))
         if run.diverged_at is None:
-            ax.plot(data.angles_test, run.outputs[-1], color=PALETTE[1], label=f"network, width {width}")
-        ax.plot(data.angles_train, data.y_train, "ko", ms=4, label="training data")
-        ax.set_xlabel("angle (radians)")
-        ax.set_ylabel(f"output after {steps} steps")
+            ax.plot(data.angles_test, run.outputs[-1], color=PALETTE[1],
+                    label=_("network, width {width}").format(width=width))
+        ax.plot(data.angles_train, data.y_train, "ko", ms=4, label=_("training data"))
+        ax.set_xlabel(_("angle (radians)"))
+        ax.set_ylabel(_("output after {steps} steps").format(steps=steps))
         ax.legend(fontsize=9)
     else:
         formula_loss = run.formula_loss
         top = 1e4 * max(float(run.loss.max()), float(formula_loss[0]))
         above = (formula_loss > top).nonzero().flatten()
         shown = int(above[0]) if len(above) else steps + 1
-        label = "closed form (linearized model)"
+        label = _("closed form (linearized model)")
         if shown < steps + 1:
-            label += f"; above {top:.0e} from step {shown} on, not drawn"
+            label = _("closed form (linearized model); above {top:.0e} from step {step} on, not drawn").format(
+                top=top, step=shown)
         ax.semilogy(range(shown), formula_loss[:shown], "--", color=PALETTE[0], label=label)
-        ax.semilogy(range(len(run.loss)), run.loss, color=PALETTE[1], label=f"network, width {width}")
+        ax.semilogy(range(len(run.loss)), run.loss, color=PALETTE[1],
+                    label=_("network, width {width}").format(width=width))
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-        ax.set_xlabel("gradient-descent step")
-        ax.set_ylabel("training loss (log scale)")
+        ax.set_xlabel(_("gradient-descent step"))
+        ax.set_ylabel(_("training loss (log scale)"))
         ax.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.22))
     rates = _("critical η: formula {critical:.2f}, this network at step 0 {own:.2f}").format(
         critical=data.critical_lr, own=run.own_critical_lr)
@@ -597,8 +710,27 @@ def draw_dynamics(width: int, learning_rate: float, steps: int) -> None:
         print(_("max |network − formula| on the test angles: {gap:.3f}").format(gap=gap))
 
 
+def final_losses(lr: float, steps: int = 400, widths=(64, 256, 1024, 4096)) -> dict:
+    """{width: final training loss of :func:`explorer_run` (inf if the network diverged)}."""
+    runs = {width: explorer_run(width, lr, steps) for width in widths}
+    return {width: math.inf if run.diverged_at is not None else float(run.loss[-1]) for width, run in runs.items()}
+
+
+def divergence_steps(lr: float, steps: int = 400, widths=(64, 256, 1024, 4096)) -> dict:
+    """{width: the step at which :func:`explorer_run` diverged, or None if it did not}."""
+    return {width: explorer_run(width, lr, steps).diverged_at for width in widths}
+
+
+def explorer_gap(width: int, lr: float = 1.0, steps: int = 100) -> float:
+    """max |network - formula| on the test angles after ``steps`` steps of :func:`explorer_run`."""
+    run = explorer_run(width, lr, steps)
+    return float((run.outputs[-1] - run.formula_test).abs().max())
+
+
 __all__ = ["ARCH", "Circle", "EVAL_ANGLES", "ExplorerRun", "KERNELS", "LazyChanges", "N_TEST", "N_TRAIN",
-           "SNAPSHOT_LR", "SNAPSHOT_STEPS", "Snapshots", "Trajectories", "ZERO", "circle", "coverage",
+           "SNAPSHOT_LR", "SNAPSHOT_STEPS", "Snapshots", "Trajectories", "ZERO", "band_widths", "circle", "coverage",
+           "divergence_steps", "draw_early_stopping", "early_stopping", "explorer_gap", "final_losses", "fit_error",
+           "largest_correlation", "lazy_table", "lesson_ridge_mse", "EarlyStopping",
            "describe_dynamics", "describe_fit", "draw_dynamics", "draw_ensemble", "draw_fit", "draw_mercer",
            "draw_snapshots", "ensemble_members", "explorer_run", "kernel_label", "lazy_changes",
            "mercer_coefficients", "on_circle", "ridgeless_fit", "slope_with_error", "snapshots", "target",
