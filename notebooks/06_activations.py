@@ -73,6 +73,9 @@ plt.show()
 #
 # Experiment: two inputs $60°$ apart, both scaled by $a$. For each network we plot $\Theta(ax, ax')/(a^2
 # \Theta(x, x'))$, which is 1 at every $a$ exactly when the kernel is homogeneous.
+#
+# Before you run it: ReLU **with** a bias, at the smallest scale $a = 0.01$. Will its ratio sit above 1, at 1, or
+# below 1?
 
 # %%
 pair = nh.pair_at_angle(math.radians(60), d=2)                 # |x|² = d
@@ -92,7 +95,7 @@ for (name, ratio), marker in zip(scaled.items(), "os^v"):
 ax.axhline(linear_limit, color="k", ls=":", lw=1,
            label=nh._("tanh's small-input limit: the linear network"))
 ax.set_xlabel(nh._("input scale a"))
-ax.set_ylabel("Θ(ax, ax′) / (a² Θ(x, x′))")
+ax.set_ylabel(nh._("Θ(ax, ax′) / (a² Θ(x, x′))"))
 ax.set_title(nh._("Only bias-free ReLU stays at 1: tanh is linear near 0 and saturates far out"))
 ax.legend(fontsize=9)
 plt.show()
@@ -102,7 +105,13 @@ plt.show()
 # NTK at $a = 1$: for small inputs tanh's kernel is the linear network's, scaled like $a^2$, because $\tanh'(0) =
 # 1$. (erf levels off at its own height: question 2 of "Check your understanding".) For large inputs the curve
 # falls: a saturated tanh neither grows with its input nor passes gradients back.
-# With a bias, ReLU's kernel tends to a constant for small inputs (the bias terms), so the ratio grows like $a^{-2}$.
+#
+# <details><summary>Answer: ReLU with a bias at small inputs</summary>
+#
+# Far above 1: about 3700 at $a = 0.01$ (37 at $a = 0.1$). The bias terms do not shrink with the input, so for small inputs the kernel
+# tends to a constant while the denominator $a^2\Theta(x, x')$ goes to 0: the ratio grows like $a^{-2}$.
+#
+# </details>
 
 # %% tags=["check"]
 grid = [0.25, 1.0, 4.0]
@@ -115,8 +124,14 @@ nh.check_close("ReLU, no bias: Θ(ax, ax′)/(a²Θ(x, x′)) over a = 0.01 … 
 nh.check_close("tanh at a = 0.01: the linear network's kernel (ratio)", scaled["tanh"][0] / linear_limit, 1.0,
                rtol=0.005)
 nh.check_between("tanh at a = 10: far below 1 (saturation)", scaled["tanh"][-1], 0, 0.1)
-nh.check_between("ReLU with σ_b = 0.5 at a = 0.01: the bias dominates (ratio above 10)",
-                 scaled[nh._("ReLU, σ_b = 0.5")][0], 10, np.inf)
+with_bias = networks[nh._("ReLU, σ_b = 0.5")]
+base_bias = float(with_bias.kernel(pair[:1], pair[1:]).ntk)
+bias_ratio = [float(with_bias.kernel(a * pair[:1], a * pair[1:]).ntk) / (a * a * base_bias)
+              for a in (0.1, 0.01)]
+nh.check_close("ReLU with σ_b = 0.5: the ratio at a = 0.1 and 0.01 (37, 3700)",
+               [bias_ratio[0] / 36.71, bias_ratio[1] / 3746], [1.0, 1.0], rtol=0.01)
+nh.check_close("ReLU with σ_b = 0.5: ratio(0.01) / ratio(0.1), about 100 (like a⁻²)",
+               bias_ratio[1] / bias_ratio[0], 100, rtol=0.05)
 
 # %% [markdown]
 # ### tanh and erf: the size of the input sets the shape
@@ -134,7 +149,9 @@ nh.check_between("ReLU with σ_b = 0.5 at a = 0.01: the bias dominates (ratio ab
 # erf tends to $\operatorname{sign}$, and the normalized NNGP of one hidden layer tends to the **arcsine kernel**
 # $\tfrac2\pi\arcsin(\cos\theta) = 1 - 2\theta/\pi$ of $\operatorname{sign}$. tanh has no closed form; the package
 # integrates it numerically, which limits the pre-activation variance to 500, so its largest scale here is
-# $a = 20$. Below, the normalized NNGP $K(ax, ax')/K(ax, ax)$ of one hidden layer, $\sigma_w = 1$.
+# $a = 20$. Below, the normalized NNGP $K(ax, ax')/K(ax, ax)$ of one hidden layer, $\sigma_w = 1$, minus
+# $\cos\theta$: the linear kernel is the zero line, and the arcsine kernel is the dashed curve
+# $1 - 2\theta/\pi - \cos\theta$.
 
 # %%
 angle = np.linspace(0, math.pi, 61)
@@ -147,19 +164,22 @@ normalized = {(name, a): (net.kernel(a * ring[:1], a * ring).nngp[0]
 fig, axes = plt.subplots(1, 2, figsize=(12, 4), sharey=True)
 for ax, name in zip(axes, one_layer):
     for a, marker in zip(input_scales[name], "os^D"):
-        ax.plot(angle, normalized[name, a], marker, ms=4, mfc="none",
+        ax.plot(angle, normalized[name, a] - np.cos(angle), marker, ms=4, mfc="none",
                 label=nh._("input scale a = {a:g}").format(a=a))
-    ax.plot(angle, np.cos(angle), "k:", lw=1.5, label=nh._("cos θ (linear kernel)"))
-    ax.plot(angle, 1 - 2 * angle / math.pi, "k--", lw=1, label=nh._("1 − 2θ/π (arcsine kernel of sign)"))
+    ax.axhline(0, color="k", ls=":", lw=1.5, label=nh._("cos θ (linear kernel)"))
+    ax.plot(angle, 1 - 2 * angle / math.pi - np.cos(angle), "k--", lw=1,
+            label=nh._("1 − 2θ/π (arcsine kernel of sign)"))
     ax.set_xlabel(nh._("angle θ between x and x′ (radians)"))
     ax.legend(fontsize=8)
-axes[0].set_ylabel(nh._("normalized NNGP K(ax, ax′) / K(ax, ax)"))
+axes[0].set_ylabel(nh._("normalized NNGP minus cos θ"))
 axes[0].set_title(nh._("erf (closed form): from cos θ to the arcsine kernel as a grows"))
 axes[1].set_title(nh._("tanh (quadrature): the same journey"))
 plt.show()
 
 # %% [markdown]
-# The markers sit on $\cos\theta$ for $a = 0.1$ and on $1 - 2\theta/\pi$ for the largest scales. Both limits are
+# The markers sit on $\cos\theta$ (the zero line) for $a = 0.1$ and move towards $1 - 2\theta/\pi$ as $a$ grows:
+# erf's reach it at $a = 1000$, tanh's come within 0.03 of it at $a = 20$, the largest scale its quadrature allows.
+# Both limits are
 # statements about the **NNGP of one hidden layer**. The normalized NTK has a different large-scale limit: its
 # derivative term $\mathbb E[\operatorname{erf}'(u)\operatorname{erf}'(v)]$ concentrates where both
 # pre-activations are near 0, so $\Theta(ax, ax)$ grows like $a$ while $\Theta(ax, ax')$ between different
@@ -182,8 +202,8 @@ nh.check_close("erf, a = 0.1: normalized NNGP = cos θ", normalized["erf", 0.1],
 nh.check_close("tanh, a = 0.1: normalized NNGP = cos θ", normalized["tanh", 0.1], np.cos(angle), atol=1e-3)
 nh.check_close("erf, a = 1000: normalized NNGP = 1 − 2θ/π", normalized["erf", 1000.0],
                1 - 2 * angle / math.pi, atol=1e-3)
-nh.check_close("tanh, a = 20: normalized NNGP = 1 − 2θ/π", normalized["tanh", 20.0], 1 - 2 * angle / math.pi,
-               atol=0.03)
+nh.check_close("tanh, a = 20: normalized NNGP within 0.03 of 1 − 2θ/π", normalized["tanh", 20.0],
+               1 - 2 * angle / math.pi, atol=0.03)
 erf_ntk = one_layer["erf"]
 growth = float(erf_ntk.kernel(1000 * ring[:1]).ntk) / 1000
 nh.check_close("erf NTK, a = 1000: Θ(ax, ax)/a → 2/π", growth, 2 / math.pi, rtol=0.01)
@@ -200,14 +220,18 @@ nh.check_between("erf NNGP: relative change under the shift", abs(after - before
 # are eigenfunctions of its integral operator (uniform measure on the circle) with the eigenvalue $\mu_k$, the
 # $k$-th Fourier coefficient of $\kappa(\cos\theta)$. These $\mu_k$ are the kernel's **Mercer coefficients**; one FFT
 # of the kernel between one point and 768 equally spaced points (384 for tanh) gives them (`course.circle_spectrum`).
-#
+
+# %% [markdown]
 # Why should smoothness matter? A Fourier series falls fast exactly when the function is smooth. ReLU's
 # $\kappa(\cos\theta)$ has a corner, $\kappa \approx \kappa(1)(1 - c\,\lvert\theta\rvert)$ near $\theta = 0$, and a
 # corner makes the Fourier coefficients fall like $k^{-2}$. On the sphere $S^{d-1}$ the one-hidden-layer ReLU
 # NTK's nonzero coefficients fall like $k^{-d}$ (Bietti & Mairal 2019), and deeper ReLU NTKs keep the same $k^{-d}$
 # (Bietti & Bach 2021). With a bias (Geifman et al. 2020), or with two or more hidden layers (Chen & Xu 2021), its
 # function space on the sphere is that of the Laplace kernel $e^{-\lVert x - x'\rVert}$; bias-free with one hidden
-# layer it is smaller: it misses the odd degrees $k \ge 3$ (next section). Smooth activations give smooth kernels:
+# layer it is smaller: it misses the odd degrees $k \ge 3$ (next section).
+
+# %% [markdown]
+# Smooth activations give smooth kernels:
 #
 # - **erf** is an entire function, but off the real axis it grows like $e^{y^2}$, and the Gaussian average feels
 #   that growth: its one-hidden-layer kernels are analytic in $\rho = \cos\theta$ only up to the singularity
@@ -222,13 +246,22 @@ nh.check_between("erf NNGP: relative change under the shift", abs(after - before
 #
 # A statistic that tells these decays apart is the **step ratio** $\mu_{k+2}/\mu_k$: it tends to 1 for a power law
 # ($(k/(k+2))^p \to 1$), to the constant $r^2 < 1$ for a geometric decay, and creeps up towards 1, slowly, for a
-# decay between the two. One caveat first: tanh's kernel comes from a quadrature (the trapezoidal rule for $z \in
-# [-7, 7]$, step 0.33), which is accurate to about $10^{-10}$ of the kernel. Recomputed on a finer grid (step 0.1,
-# $z \in [-11, 11]$, `course.fine_tanh_spectrum`), its coefficients are off by at most $3 \cdot 10^{-11}\mu_{\max}$
-# (at $k = 1$) and by about $10^{-12}\mu_{\max}$ for $k \ge 25$. As a safety margin we drop every tanh coefficient
-# below $10^{-10}\mu_{\max}$ (`course.QUADRATURE_FLOOR`), so the plotted tanh spectrum ends at $k = 25$ by our
-# choice, not the kernel's: the finer grid gives $\mu_{27} = 5.4 \cdot 10^{-11}\mu_{\max}$ and $\mu_{29} = 1.4
-# \cdot 10^{-11}\mu_{\max}$. Closed-form coefficients are dropped below $10^{-13}\mu_{\max}$ (float64 rounding).
+# decay between the two.
+#
+# Before you run the next cell: at $\sigma_w = 1$ erf's rate is $r = 0.382$. If $\mu_k/\mu_{\max}$ were exactly
+# $r^{k-1}$, at which $k$ would erf's coefficients drop below the plot's floor, $10^{-13}\mu_{\max}$?
+#
+# <details><summary>Numerics: where the plotted spectra stop</summary>
+#
+# Closed-form coefficients (ReLU, erf) are dropped below $10^{-13}\mu_{\max}$ (float64 rounding). tanh's kernel
+# comes from a quadrature (the trapezoidal rule for $z \in [-7, 7]$, step 0.33), which is accurate to about
+# $10^{-10}$ of the kernel. Recomputed on a finer grid (step 0.1, $z \in [-11, 11]$, `course.fine_tanh_spectrum`),
+# its coefficients are off by at most $3 \cdot 10^{-11}\mu_{\max}$ (at $k = 1$) and by about $10^{-12}\mu_{\max}$
+# for $k \ge 25$. As a safety margin we drop every tanh coefficient below $10^{-10}\mu_{\max}$
+# (`course.QUADRATURE_FLOOR`), so the plotted tanh spectrum ends at $k = 25$ by our choice, not the kernel's: the
+# finer grid gives $\mu_{27} = 5.4 \cdot 10^{-11}\mu_{\max}$ and $\mu_{29} = 1.4 \cdot 10^{-11}\mu_{\max}$.
+#
+# </details>
 
 # %%
 settings = {"ReLU": ("relu", SQRT2), "tanh": ("tanh", 1.0), "erf": ("erf", 1.0)}   # one hidden layer, no bias
@@ -265,6 +298,15 @@ plt.show()
 # 0.140 at $k = 23$): a geometric decay. tanh's ratio rises faster (from 0.19 at $k = 13$ to 0.25 at $k = 23$),
 # which is consistent with a decay that is not geometric (about eleven odd modes are above the floor, so this is
 # evidence, not proof; the reason is the one given above). It stays far below ReLU's ratios, which approach 1.
+#
+# <details><summary>Answer: where erf's spectrum stops</summary>
+#
+# A pure $r^{k-1}$ falls below $10^{-13}$ when $k - 1 > \ln 10^{-13}/\ln r = 31.1$: it would keep $k = 31$ and drop
+# $k = 33$. The plot keeps erf's odd $k$ up to 29 ($\mu_{29} = 1.7 \cdot 10^{-13}\mu_{\max}$, $\mu_{31} = 2.5 \cdot
+# 10^{-14}\mu_{\max}$): one odd step earlier, because before it levels off the step ratio is a little below $r^2$,
+# so the coefficients fall a little faster than $r^k$.
+#
+# </details>
 
 # %% tags=["check"]
 relu, tanh_mu, erf_mu = spectra["ReLU"], spectra["tanh"], spectra["erf"]
@@ -280,6 +322,12 @@ nh.check_close("tanh: step ratios at k = 13 and 23 (0.19, 0.25)",
                [course.step_ratio(tanh_mu, 13), course.step_ratio(tanh_mu, 23)], [0.19, 0.245], atol=0.006)
 nh.check_close("erf: step ratios at k = 13 and 23 (0.135, 0.140)",
                [course.step_ratio(erf_mu, 13), course.step_ratio(erf_mu, 23)], [0.135, 0.1395], atol=0.002)
+erf_kept = [k for k in range(1, 81) if erf_mu[k] / np.abs(erf_mu).max() > course.ROUNDING_FLOOR]
+nh.check_close("erf: a pure r^(k−1) would cross 1e-13 at k − 1 = 31.1", math.log(1e-13) / math.log(
+    course.erf_rate(1.0)), 31.1, atol=0.05)
+nh.check_close("erf: the last k above the floor (29)", max(erf_kept), 29, atol=0.5)
+nh.check_close("erf: μ₂₉/μ_max and μ₃₁/μ_max (1.7e-13, 2.5e-14)",
+               [erf_mu[29] / erf_mu[1] / 1.74e-13, erf_mu[31] / erf_mu[1] / 2.45e-14], [1.0, 1.0], rtol=0.03)
 nh.check_between("tanh: μ_25 / μ_max, the last coefficient kept, above the floor",
                  tanh_mu[25] / tanh_mu[1], 1e-10, 1e-9)
 fine_mu = course.fine_tanh_spectrum(1.0)       # the same kernel on a finer grid (step 0.1, z in ±11)
@@ -317,7 +365,8 @@ nh.check_that("erf by quadrature − closed form: largest coefficient error belo
 #   in closed form). A second layer receives a correlation that is no longer odd in $\cos\theta$, and odd modes
 #   $k \ge 3$ appear.
 #
-# A bias breaks both parities. We measure $\mu_3/\mu_1$ of bias-free ReLU networks of 1 to 6 hidden layers:
+# A bias breaks both parities. We measure $\mu_3/\mu_1$ of bias-free ReLU networks of 1 to 6 hidden layers. Before
+# you run it: from two layers to six, will $\mu_3/\mu_1$ grow, shrink or stay where it is?
 
 # %%
 depths = np.arange(1, 7)
@@ -334,12 +383,24 @@ plt.show()
 print(nh._("μ₃/μ₁ at depth 1: zero (below 1e-12, rounding); at depth 2: {two:.4f}; at depth 6: {six:.3f}")
       .format(two=odd_ratio[1, 0], six=odd_ratio[-1, 0]))
 
+# %% [markdown]
+# <details><summary>Answer</summary>
+#
+# It grows, from 0.083 at two layers to 0.272 at six (and $\mu_5/\mu_1$ with it). Each further layer applies ReLU's
+# layer map to a correlation that is already not odd in $\cos\theta$, and so adds odd terms beyond $\cos\theta$;
+# measured, their share grows with every layer from two to six.
+#
+# </details>
+
 # %% tags=["check"]
 nh.check_that("one ReLU layer, no bias: |μ₃|/μ₁ below 1e-12 (rounding only)", abs(odd_ratio[0, 0]) < 1e-12,
               measured=abs(odd_ratio[0, 0]), expected="< 1e-12")
 nh.check_close("two ReLU layers: μ₃/μ₁ and μ₅/μ₁ (0.0829, 0.0206)", odd_ratio[1], [0.0829, 0.0206], atol=5e-4)
 nh.check_that("μ₃/μ₁ grows with depth from 2 to 6 layers", np.all(np.diff(odd_ratio[1:, 0]) > 0),
               measured=np.round(odd_ratio[:, 0], 4), expected="increasing")
+nh.check_close("μ₃/μ₁ at six layers (0.272)", odd_ratio[-1, 0], 0.272, atol=5e-4)
+nh.check_that("μ₅/μ₁ grows with depth from 2 to 6 layers", np.all(np.diff(odd_ratio[1:, 1]) > 0),
+              measured=np.round(odd_ratio[:, 1], 4), expected="increasing")
 deep_tanh = course.circle_spectrum("tanh", 3, 1.0)
 tanh_even = np.abs(deep_tanh[2:40:2]).max() / deep_tanh[1]
 nh.check_that("tanh, 3 layers, no bias: even μ_k / μ₁ below 1e-14 (zero up to rounding)", tanh_even < 1e-14,
@@ -421,12 +482,18 @@ nh.check_between("S², erf: step ratio at k = 21 / r² (0.91: approaching the ci
 # 2017): for $\sigma_w < 1$ (we call it **ordered**, as those papers do) the variance dies out exponentially;
 # $\sigma_w = 1$ is the boundary, where $\chi(0) = \tanh'(0)^2 = 1$ and the variance decays only like $1/(2l)$; for
 # $\sigma_w > 1$ (**chaotic**) the variance settles at some $q^* > 0$ and the correlation of two different inputs is
-# driven to 0. One warning about the word: in those papers the ordered phase drives every correlation to 1, but that
+# driven to 0.
+
+# %% [markdown]
+# One warning about the word "ordered": in those papers the ordered phase drives every correlation to 1, but that
 # needs a bias, $\sigma_b > 0$. Without a bias the variance goes to 0, the deeper layers act almost linearly, and
 # they keep the correlation they receive. On the diagonal, each layer adds its variance and multiplies what came
 # before by $\chi$ at that layer's variance: $\Theta^{(l+1)}(x, x) =
 # \Sigma^{(l+1)}(x, x) + \chi^{(l+1)}\,\Theta^{(l)}(x, x)$. We follow the NTK at 60° (normalized) and on the
 # diagonal.
+#
+# Before you run it: ReLU's $\Theta(x, x) = 2(L + 1)$ reaches 26 at 12 layers, and tanh saturates at $\pm 1$. Which
+# of the four networks will have the largest $\Theta(x, x)$ at 12 layers?
 
 # %%
 depth_settings = {nh._("ReLU, σ_w = √2"): ("relu", SQRT2), nh._("tanh, σ_w = 0.8 (ordered)"): ("tanh", 0.8),
@@ -452,11 +519,17 @@ print(nh._("tanh, σ_w = 1.5: μ₉/μ_max = {one:.1e} at depth 1, {twelve:.3f} 
     one=chaos[1][9] / chaos[1][1], twelve=chaos[12][9] / chaos[12][1]))
 
 # %% [markdown]
-# On the right, the chaotic tanh network's $\Theta(x, x)$ grows **exponentially**, from 2.9 at one layer to 27.4 at
-# 12, past ReLU's 26: each layer multiplies it by $\chi$, 1.30 at the first step and 1.17 at the twelfth, and the
+# <details><summary>Answer: the largest Θ(x, x) at 12 layers</summary>
+#
+# The chaotic tanh network's, in spite of the saturation. Its $\Theta(x, x)$ grows **exponentially**, from 2.9 at
+# one layer to 27.4 at 12, past ReLU's 26: each layer multiplies it by $\chi$, 1.30 at the first step and 1.17 at the twelfth, and the
 # factor tends to $\chi_1 = \chi(q^*) = 1.14$ at the fixed point $q^* = 0.79$ (Poole et al.'s $\chi_1$), so $\Theta
-# \propto \chi_1^L$ for deep networks.
-# The ordered network's falls towards 0 (0.0096 at 12 layers).
+# \propto \chi_1^L$ for deep networks. Saturation bounds each layer's variance, $\Sigma^{(l)} \le \sigma_w^2 = 2.25$,
+# but not the product of the $\chi$ factors that multiplies the contributions of the layers below.
+#
+# </details>
+#
+# The ordered network's $\Theta(x, x)$ falls towards 0 (0.0096 at 12 layers).
 #
 # The dotted line at ½ belongs to the boundary case: there $\Theta(x, x)$ falls only slowly, 0.60 at 12 layers and
 # 0.503 at 1000. Why ½? Unrolling the recursion, $\Theta^{(L)} = \sum_l \Sigma^{(l)}\prod_{m > l}\chi^{(m)}$. The
@@ -536,6 +609,12 @@ nh.check_close("tanh, σ_w = 1.5: μ₉/μ_max at depth 12 (0.058)", chaos[12][9
 # $f_0 = 0$, the **mean** network over initializations (one random network starts elsewhere; the mean of $r$ obeys
 # the same equation). Then the residual in mode $k$ decays like $e^{-\eta\mu_k t}$: each frequency has its own clock.
 # (We plot $y - f_t = -r_t$, so each target mode's curve starts at $+1$.)
+#
+# **Predict, then check.**
+#
+# 1. Before you run it: the target has the modes 1, 4 and 10. If $\mu_k$ fell like $k^{-2}$ all the way from $k = 1$, mode
+#    10 would take $10^2 = 100$ times longer than mode 1 to be learned. Will the lesson's network take more or
+#    less than 100 times longer?
 
 # %%
 n = 256
@@ -562,24 +641,78 @@ for f, curve in curves.items():
                 label=nh._("mode k = {k}: exp(−μ_k t)").format(k=f))
 ax.set_xlabel(nh._("training time t (η = 1)"))
 ax.set_ylabel(nh._("residual in mode k"))
-ax.set_title(nh._("ReLU learns k = 1 first, k = 10 about 200 times later: spectral bias"))
+ax.set_title(nh._("Spectral bias: mode k decays like exp(−μ_k t), the high modes later"))
 ax.legend(fontsize=8)
 plt.show()
-half_life = {f: float(times[np.argmax(curve < 0.5)]) for f, curve in curves.items()}
-print(nh._("time to halve each mode's residual: k = 1: {one:.3g}, k = 4: {four:.3g}, k = 10: {ten:.3g}")
-      .format(one=half_life[1], four=half_life[4], ten=half_life[10]))
+half_life = {f: float(times[curve < 0.5][0]) if (curve < 0.5).any() else math.inf
+             for f, curve in curves.items()}
+for f in frequencies:
+    if half_life[f] < math.inf:
+        print(nh._("mode k = {k}: residual halved at t = {t:.3g} (ln 2/μ_k = {clock:.3g})").format(
+            k=f, t=half_life[f], clock=math.log(2) / mu[f]))
+    else:
+        print(nh._("mode k = {k}: residual never halved up to t = 10⁵ (μ_k/μ_max = {size:.1e})").format(
+            k=f, size=abs(mu[f]) / np.abs(mu).max()))
 
 # %% tags=["check"]
 nh.check_close("each mode decays like exp(−μ_k t) (residuals start at 1)",
                np.concatenate([curves[f] - np.exp(-mu[f] * times) for f in frequencies]), np.zeros(180),
                atol=1e-9)
-nh.check_close("μ₁/μ₁₀ of the ReLU NTK on 256 points (235)", mu[1] / mu[10], 235, rtol=0.01)
+nh.check_close("μ₁/μ₁₀ of the ReLU NTK on 256 points (234)", mu[1] / mu[10], 233.7, rtol=0.002)
 nh.check_between("half-life of mode 10 / mode 1 (about μ₁/μ₁₀; the time grid has 10 points per decade)",
-                 half_life[10] / half_life[1], 235 / 1.3, 235 * 1.3)
+                 half_life[10] / half_life[1], 234 / 1.3, 234 * 1.3)
 nh.check_that("higher modes are slower", half_life[1] < half_life[4] < half_life[10], measured=half_life,
               expected="k = 1 < 4 < 10")
+nh.check_close("answer 1: ln 2/μ_k for k = 1 and 10 (0.69, 162)",
+               [math.log(2) / mu[1] / 0.693, math.log(2) / mu[10] / 162], [1.0, 1.0], rtol=0.005)
+nh.check_close("answer 1: local exponent between k = 2 and 4, and between 10 and 12 (3.2, 2.08)",
+               [course.local_exponent(mu, 2), course.local_exponent(mu, 10)], [3.20, 2.08], atol=0.01)
+nh.check_that("answer 2: one layer, μ₃/μ_max below 1e-15 (rounding)", abs(mu[3]) / np.abs(mu).max() < 1e-15,
+              measured=abs(mu[3]) / np.abs(mu).max(), expected="< 1e-15")
+mu_two = (torch.fft.rfft(nh.mlp(2, "relu").kernel(x_circle).ntk[0]).real / n).numpy()     # answer 3's network
+nh.check_close("answer 3: two layers, μ₃/μ₁ on 256 points (0.083)", mu_two[3] / mu_two[1], 0.083, atol=5e-4)
+nh.check_close("answer 3: two layers, μ₃/μ₁₀ (13)", mu_two[3] / mu_two[10], 13.0, rtol=0.01)
+nh.check_close("answer 3: two layers, ln 2/μ_k for k = 1, 3, 10 (0.59, 7.1, 92)",
+               [math.log(2) / mu_two[k] / v for k, v in ((1, 0.59), (3, 7.11), (10, 92.3))], [1.0, 1.0, 1.0],
+               rtol=0.01)
+nh.check_close("answer 3: the grid times just after them (0.65, 8.6, 112)",
+               [times[times > math.log(2) / mu_two[k]][0] for k in (1, 3, 10)], [0.651, 8.55, 112.4],
+               rtol=0.002)
 
 # %% [markdown]
+# <details><summary>Answer</summary>
+#
+# More, about 234 times: $\mu_1/\mu_{10} = 234$, so mode 10's residual is halved at $t = \ln 2/\mu_{10} = 162$,
+# mode 1's at $0.69$ (the printed grid times are 180 and 0.82). The $k^{-2}$ law describes the tail. At small $k$ the
+# coefficients fall faster: the local exponent is 3.2 between $k = 2$ and 4 and 2.08 between 10 and 12.
+#
+# </details>
+#
+# Change one number at a time in the cell above (and change it back afterwards: the check cells test the lesson's
+# settings).
+#
+# 2. Replace the target's mode 4 by mode 3: `frequencies = [1, 3, 10]`. Mode 3 lies between modes 1 and 10. Will it be
+#    learned at a time between theirs?
+#
+# <details><summary>Answer</summary>
+#
+# No: mode 3's curve stays at 1 and is never halved. One bias-free ReLU hidden layer has no odd mode $k \ge 3$
+# (the parity section), so $\mu_3 = 0$ (the printed value, near $10^{-17}$, is rounding) and
+# $e^{-\mu_3 t} = 1$. It is not slow: it is missing.
+#
+# </details>
+#
+# 3. Keep `frequencies = [1, 3, 10]` and give the network a second hidden layer: `nh.mlp(2, "relu")`. Is mode 3
+#    learned now, and how many times sooner than mode 10?
+#
+# <details><summary>Answer</summary>
+#
+# Learned, about 13 times sooner than mode 10: the second layer brings in $\mu_3$ ($\mu_3/\mu_1 = 0.083$,
+# $\mu_3/\mu_{10} = 13$), and the residuals are halved at $t = 0.65$ (mode 1), $8.6$ (mode 3) and $112$ (mode 10),
+# the grid times just after $\ln 2/\mu_k = 0.59$, $7.1$ and $92$.
+#
+# </details>
+#
 # ReLU's polynomial decay makes high frequencies slow, not impossible (for the even modes; with one bias-free hidden
 # layer the odd $k \ge 3$ need a bias or a second layer): that is spectral bias (Basri et al. 2019; Bietti & Mairal
 # 2019). A kernel whose $\mu_k$ falls faster learns high frequencies far more slowly still.
@@ -785,8 +918,9 @@ nh.check_close("question 3: μ₃/μ_max without and with the bias (0.041, 0.036
 #
 # </details>
 #
-# 2. In the first experiment of §4.5.1 erf's curve levels off for small inputs, as tanh's does, but at a different
-#    height. Which simpler network's NTK is the small-input erf NTK close to, and why is its plateau not tanh's?
+# 2. erf's slope at 0 is $\operatorname{erf}'(0) = 2/\sqrt\pi \approx 1.13$, tanh's is 1. By what factor does the
+#    small-input NTK of the first experiment's erf network (two hidden layers) exceed the identity network's? Its
+#    plateau there (18.7) is 1.39 times tanh's (13.5): why not your factor?
 #
 # <details><summary>Answer</summary>
 #
@@ -799,13 +933,14 @@ nh.check_close("question 3: μ₃/μ_max without and with the bias (0.041, 0.036
 #
 # </details>
 #
-# 3. In the spectral-bias experiment, replace ReLU by a bias-free tanh network and keep the target $\cos\theta +
-#    \cos 4\theta + \cos 10\theta$. What happens to the residual in modes 4 and 10?
+# 3. In the spectral-bias experiment, train a bias-free tanh network instead, on the target $\cos\theta + \cos
+#    2\theta$. To what value does the training loss $\tfrac1{2n}\sum_i (f(x_i) - y_i)^2$ fall as $t \to \infty$?
 #
 # <details><summary>Answer</summary>
 #
-# Nothing: it stays 1 forever. A bias-free tanh kernel is odd, so $\mu_4 = \mu_{10} = 0$, and a mode's residual
-# decays like $e^{-\eta\mu_k t}$. Only mode 1 is learned. A bias, or an activation that is not odd, is needed.
+# To $\tfrac14$, not to 0. A bias-free tanh kernel is odd, so $\mu_2 = 0$ and mode 2's residual $\cos 2\theta$ stays
+# forever, while mode 1 is learned. The loss tends to $\tfrac12$ times the mean of $\cos^2 2\theta$ over the
+# points, $\tfrac12 \cdot \tfrac12 = \tfrac14$. A bias, or an activation that is not odd, would bring mode 2 in.
 #
 # </details>
 #
@@ -844,6 +979,13 @@ nh.check_close("question 2: that linear network / the identity network ((4/π)²
                rtol=1e-9)
 nh.check_close("question 2: plateaus at a = 0.01, erf and tanh (18.7, 13.5)",
                [scaled["erf"][0] / 18.72, scaled["tanh"][0] / 13.48], [1.0, 1.0], rtol=0.002)
+tanh_two = course.circle_spectrum("tanh", 2, 1.5)     # question 3: mode 2 is absent, mode 1 is not
+nh.check_that("question 3: bias-free tanh, two layers: |μ₂|/μ₁ below 1e-14",
+              abs(tanh_two[2]) / tanh_two[1] < 1e-14, measured=abs(tanh_two[2]) / tanh_two[1],
+              expected="< 1e-14")
+theta_n = torch.arange(n, dtype=torch.float64) * 2 * math.pi / n
+nh.check_close("question 3: the loss limit ½ · mean cos² 2θ over 256 points (¼)",
+               float(0.5 * (torch.cos(2 * theta_n) ** 2).mean()), 0.25, rtol=1e-12)
 nh.check_close("question 5: r² at σ_w = 1 and 2 (0.146, 0.372)",
                [course.erf_rate(1.0) ** 2, course.erf_rate(2.0) ** 2], [0.146, 0.372], atol=5e-4)
 nh.check_close("question 5: the erf step ratio at k = 25 follows r² at σ_w = 2 as well",
@@ -912,7 +1054,7 @@ nh.check_close("question 5: the erf step ratio at k = 25 follows r² at σ_w = 2
 #
 # **What is true:** ReLU still has spectral bias. In the kernel regime, on uniform data, mode $k$ is learned at the
 # rate $\eta\mu_k$, and $\mu_k$ falls like $k^{-d}$: on the circle mode 10 takes about 200 times longer than
-# mode 1 ($\mu_1/\mu_{10} = 235$) (Basri et al. 2019; Bietti & Mairal 2019). [errata A27](../ERRATA.md#a27)
+# mode 1 ($\mu_1/\mu_{10} = 234$) (Basri et al. 2019; Bietti & Mairal 2019). [errata A27](../ERRATA.md#a27)
 #
 # </details>
 #

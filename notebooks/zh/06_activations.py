@@ -72,6 +72,8 @@ plt.show()
 #
 # 实验：两个相距 $60°$ 的输入，一起乘以 $a$。对每个网络画出 $\Theta(ax, ax')/(a^2
 # \Theta(x, x'))$：当且仅当核是齐次的，它在每个 $a$ 处都等于 1。
+#
+# 运行之前先想一想：**带**偏置的 ReLU，在最小的尺度 $a = 0.01$ 处，它的比值会在 1 之上、等于 1，还是在 1 之下？
 
 # %%
 pair = nh.pair_at_angle(math.radians(60), d=2)                 # |x|² = d
@@ -91,7 +93,7 @@ for (name, ratio), marker in zip(scaled.items(), "os^v"):
 ax.axhline(linear_limit, color="k", ls=":", lw=1,
            label=nh._("tanh's small-input limit: the linear network"))
 ax.set_xlabel(nh._("input scale a"))
-ax.set_ylabel("Θ(ax, ax′) / (a² Θ(x, x′))")
+ax.set_ylabel(nh._("Θ(ax, ax′) / (a² Θ(x, x′))"))
 ax.set_title(nh._("Only bias-free ReLU stays at 1: tanh is linear near 0 and saturates far out"))
 ax.legend(fontsize=9)
 plt.show()
@@ -101,7 +103,13 @@ plt.show()
 # NTK：对小输入，tanh 的核就是线性网络的核，按 $a^2$ 缩放，因为 $\tanh'(0) =
 # 1$。（erf 在它自己的高度上走平：见“检验你的理解”第 2 题。）对大输入曲线下降：饱和的 tanh 既不随输入增长，
 # 也不再把梯度传回去。
-# 有偏置时，ReLU 的核在小输入下趋于常数（偏置项），所以比值按 $a^{-2}$ 增长。
+#
+# <details><summary>答案：带偏置的 ReLU 在小输入下</summary>
+#
+# 远在 1 之上：$a = 0.01$ 时约为 3700（$a = 0.1$ 时为 37）。偏置项不随输入缩小，所以对小输入，核趋于一个常数，
+# 而分母 $a^2\Theta(x, x')$ 趋于 0：比值按 $a^{-2}$ 增长。
+#
+# </details>
 
 # %% tags=["check"]
 grid = [0.25, 1.0, 4.0]
@@ -114,8 +122,14 @@ nh.check_close("ReLU, no bias: Θ(ax, ax′)/(a²Θ(x, x′)) over a = 0.01 … 
 nh.check_close("tanh at a = 0.01: the linear network's kernel (ratio)", scaled["tanh"][0] / linear_limit, 1.0,
                rtol=0.005)
 nh.check_between("tanh at a = 10: far below 1 (saturation)", scaled["tanh"][-1], 0, 0.1)
-nh.check_between("ReLU with σ_b = 0.5 at a = 0.01: the bias dominates (ratio above 10)",
-                 scaled[nh._("ReLU, σ_b = 0.5")][0], 10, np.inf)
+with_bias = networks[nh._("ReLU, σ_b = 0.5")]
+base_bias = float(with_bias.kernel(pair[:1], pair[1:]).ntk)
+bias_ratio = [float(with_bias.kernel(a * pair[:1], a * pair[1:]).ntk) / (a * a * base_bias)
+              for a in (0.1, 0.01)]
+nh.check_close("ReLU with σ_b = 0.5: the ratio at a = 0.1 and 0.01 (37, 3700)",
+               [bias_ratio[0] / 36.71, bias_ratio[1] / 3746], [1.0, 1.0], rtol=0.01)
+nh.check_close("ReLU with σ_b = 0.5: ratio(0.01) / ratio(0.1), about 100 (like a⁻²)",
+               bias_ratio[1] / bias_ratio[0], 100, rtol=0.05)
 
 # %% [markdown]
 # ### tanh 与 erf：输入的大小决定核的形状
@@ -132,7 +146,8 @@ nh.check_between("ReLU with σ_b = 0.5 at a = 0.01: the bias dominates (ratio ab
 # erf 趋于 $\operatorname{sign}$，一个隐藏层的归一化 NNGP 趋于 $\operatorname{sign}$ 的**反正弦核**
 # $\tfrac2\pi\arcsin(\cos\theta) = 1 - 2\theta/\pi$。tanh 没有闭式；本软件包
 # 用数值积分计算它，这把预激活的方差限制在 500 以内，所以这里它的最大尺度是
-# $a = 20$。下面是一个隐藏层的归一化 NNGP $K(ax, ax')/K(ax, ax)$，$\sigma_w = 1$。
+# $a = 20$。下面是一个隐藏层的归一化 NNGP $K(ax, ax')/K(ax, ax)$（$\sigma_w = 1$）减去 $\cos\theta$：
+# 线性核是零线，反正弦核是虚线 $1 - 2\theta/\pi - \cos\theta$。
 
 # %%
 angle = np.linspace(0, math.pi, 61)
@@ -145,19 +160,22 @@ normalized = {(name, a): (net.kernel(a * ring[:1], a * ring).nngp[0]
 fig, axes = plt.subplots(1, 2, figsize=(12, 4), sharey=True)
 for ax, name in zip(axes, one_layer):
     for a, marker in zip(input_scales[name], "os^D"):
-        ax.plot(angle, normalized[name, a], marker, ms=4, mfc="none",
+        ax.plot(angle, normalized[name, a] - np.cos(angle), marker, ms=4, mfc="none",
                 label=nh._("input scale a = {a:g}").format(a=a))
-    ax.plot(angle, np.cos(angle), "k:", lw=1.5, label=nh._("cos θ (linear kernel)"))
-    ax.plot(angle, 1 - 2 * angle / math.pi, "k--", lw=1, label=nh._("1 − 2θ/π (arcsine kernel of sign)"))
+    ax.axhline(0, color="k", ls=":", lw=1.5, label=nh._("cos θ (linear kernel)"))
+    ax.plot(angle, 1 - 2 * angle / math.pi - np.cos(angle), "k--", lw=1,
+            label=nh._("1 − 2θ/π (arcsine kernel of sign)"))
     ax.set_xlabel(nh._("angle θ between x and x′ (radians)"))
     ax.legend(fontsize=8)
-axes[0].set_ylabel(nh._("normalized NNGP K(ax, ax′) / K(ax, ax)"))
+axes[0].set_ylabel(nh._("normalized NNGP minus cos θ"))
 axes[0].set_title(nh._("erf (closed form): from cos θ to the arcsine kernel as a grows"))
 axes[1].set_title(nh._("tanh (quadrature): the same journey"))
 plt.show()
 
 # %% [markdown]
-# $a = 0.1$ 时标记落在 $\cos\theta$ 上，最大的尺度下落在 $1 - 2\theta/\pi$ 上。这两个极限都是
+# $a = 0.1$ 时标记落在 $\cos\theta$（零线）上，随着 $a$ 增大移向 $1 - 2\theta/\pi$：
+# erf 的在 $a = 1000$ 时到达它，tanh 的在 $a = 20$（其数值积分允许的最大尺度）时与它相差 0.03 以内。
+# 这两个极限都是
 # 关于**一个隐藏层的 NNGP** 的结论。归一化 NTK 在大尺度下有另一个极限：它的
 # 导数项 $\mathbb E[\operatorname{erf}'(u)\operatorname{erf}'(v)]$ 集中在两个
 # 预激活都接近 0 的地方，因此 $\Theta(ax, ax)$ 按 $a$ 增长，而不同方向之间的 $\Theta(ax, ax')$
@@ -180,8 +198,8 @@ nh.check_close("erf, a = 0.1: normalized NNGP = cos θ", normalized["erf", 0.1],
 nh.check_close("tanh, a = 0.1: normalized NNGP = cos θ", normalized["tanh", 0.1], np.cos(angle), atol=1e-3)
 nh.check_close("erf, a = 1000: normalized NNGP = 1 − 2θ/π", normalized["erf", 1000.0],
                1 - 2 * angle / math.pi, atol=1e-3)
-nh.check_close("tanh, a = 20: normalized NNGP = 1 − 2θ/π", normalized["tanh", 20.0], 1 - 2 * angle / math.pi,
-               atol=0.03)
+nh.check_close("tanh, a = 20: normalized NNGP within 0.03 of 1 − 2θ/π", normalized["tanh", 20.0],
+               1 - 2 * angle / math.pi, atol=0.03)
 erf_ntk = one_layer["erf"]
 growth = float(erf_ntk.kernel(1000 * ring[:1]).ntk) / 1000
 nh.check_close("erf NTK, a = 1000: Θ(ax, ax)/a → 2/π", growth, 2 / math.pi, rtol=0.01)
@@ -198,14 +216,18 @@ nh.check_between("erf NNGP: relative change under the shift", abs(after - before
 # 是它的积分算子（圆周上的均匀测度）的特征函数，特征值为 $\mu_k$，即
 # $\kappa(\cos\theta)$ 的第 $k$ 个傅里叶系数。这些 $\mu_k$ 是核的 **Mercer 系数**；对一点与 768 个等距点
 # （tanh 用 384 个）之间的核做一次 FFT 就得到它们（`course.circle_spectrum`）。
-#
+
+# %% [markdown]
 # 为什么光滑程度重要？一个函数越光滑，它的傅里叶级数衰减得越快。ReLU 的
 # $\kappa(\cos\theta)$ 有一个尖角，在 $\theta = 0$ 附近 $\kappa \approx \kappa(1)(1 - c\,\lvert\theta\rvert)$，而
 # 尖角使傅里叶系数按 $k^{-2}$ 衰减。在球面 $S^{d-1}$ 上，一个隐藏层的 ReLU
 # NTK 的非零系数按 $k^{-d}$ 衰减（Bietti & Mairal 2019），更深的 ReLU NTK 保持同样的 $k^{-d}$
 # （Bietti & Bach 2021）。带偏置时（Geifman et al. 2020），或有两个及以上隐藏层时（Chen & Xu 2021），
 # 它在球面上的函数空间就是 Laplace 核 $e^{-\lVert x - x'\rVert}$ 的函数空间；无偏置且只有一个隐藏层时
-# 它更小：缺少奇数次 $k \ge 3$（见下一节）。光滑的激活函数给出光滑的核：
+# 它更小：缺少奇数次 $k \ge 3$（见下一节）。
+
+# %% [markdown]
+# 光滑的激活函数给出光滑的核：
 #
 # - **erf** 是整函数，但离开实轴后它按 $e^{y^2}$ 增长，而高斯平均能感受到这种增长：它的一个隐藏层的核
 #   作为 $\rho = \cos\theta$ 的函数只在上面闭式的奇点 $\rho_0 = 1 + 1/(2q)$ 之内解析
@@ -218,15 +240,21 @@ nh.check_between("erf NNGP: relative change under the shift", abs(after - before
 #
 # 区分这几种衰减的一个统计量是**步比** $\mu_{k+2}/\mu_k$：对幂律它趋于 1
 # （$(k/(k+2))^p \to 1$），对几何衰减它趋于常数 $r^2 < 1$，对介于两者之间的衰减它缓慢地向 1 爬升。
-# 先提醒一点：tanh 的核来自数值积分（对 $z \in
-# [-7, 7]$、步长 0.33 的梯形公式），精度约为核的
-# $10^{-10}$。在更细的网格上重新计算（步长 0.1，$z \in [-11, 11]$，`course.fine_tanh_spectrum`）可知，
-# 它的系数误差至多为 $3 \cdot 10^{-11}\mu_{\max}$（在 $k = 1$ 处），$k \ge 25$ 时约为 $10^{-12}\mu_{\max}$。
-# 作为安全余量，我们丢掉 tanh 所有低于 $10^{-10}\mu_{\max}$ 的系数（`course.QUADRATURE_FLOOR`），
-# 所以画出的 tanh 频谱在 $k = 25$ 处截止，是我们的选择，而不是核本身如此：更细的网格给出
-# $\mu_{27} = 5.4 \cdot 10^{-11}\mu_{\max}$ 和 $\mu_{29} = 1.4
-# \cdot 10^{-11}\mu_{\max}$。闭式核的系数
-# 低于 $10^{-13}\mu_{\max}$ 的都丢掉（float64 舍入）。
+#
+# 运行下一个单元格之前先想一想：$\sigma_w = 1$ 时 erf 的速率是 $r = 0.382$。如果 $\mu_k/\mu_{\max}$ 恰好等于
+# $r^{k-1}$，erf 的系数会在哪个 $k$ 处落到图的噪声底 $10^{-13}\mu_{\max}$ 之下？
+#
+# <details><summary>数值细节：画出的频谱在哪里截止</summary>
+#
+# 闭式核（ReLU、erf）的系数低于 $10^{-13}\mu_{\max}$ 的都丢掉（float64 舍入）。tanh 的核来自数值积分
+# （对 $z \in [-7, 7]$、步长 0.33 的梯形公式），精度约为核的 $10^{-10}$。在更细的网格上重新计算（步长 0.1，
+# $z \in [-11, 11]$，`course.fine_tanh_spectrum`）可知，它的系数误差至多为 $3 \cdot 10^{-11}\mu_{\max}$
+# （在 $k = 1$ 处），$k \ge 25$ 时约为 $10^{-12}\mu_{\max}$。作为安全余量，我们丢掉 tanh 所有低于
+# $10^{-10}\mu_{\max}$ 的系数（`course.QUADRATURE_FLOOR`），所以画出的 tanh 频谱在 $k = 25$ 处截止，
+# 是我们的选择，而不是核本身如此：更细的网格给出 $\mu_{27} = 5.4 \cdot 10^{-11}\mu_{\max}$ 和
+# $\mu_{29} = 1.4 \cdot 10^{-11}\mu_{\max}$。
+#
+# </details>
 
 # %%
 settings = {"ReLU": ("relu", SQRT2), "tanh": ("tanh", 1.0), "erf": ("erf", 1.0)}   # one hidden layer, no bias
@@ -262,6 +290,14 @@ plt.show()
 # erf 的比值缓慢爬升到由闭式算出的虚线 $r^2 = 0.146$ 之下一点（$k = 13$ 处 0.135，$k = 23$ 处 0.140）：
 # 这是几何衰减。tanh 的比值上升得更快（从 $k = 13$ 处的 0.19 到 $k = 23$ 处的 0.25），这与非几何的衰减相符
 # （噪声底之上只有大约十一个奇数模态，所以这是证据，不是证明；原因见上文）。它仍远低于 ReLU 那些趋于 1 的比值。
+#
+# <details><summary>答案：erf 的频谱在哪里截止</summary>
+#
+# 纯粹的 $r^{k-1}$ 在 $k - 1 > \ln 10^{-13}/\ln r = 31.1$ 时落到 $10^{-13}$ 之下：它会保留 $k = 31$，丢掉
+# $k = 33$。图中 erf 的奇数 $k$ 保留到 29（$\mu_{29} = 1.7 \cdot 10^{-13}\mu_{\max}$，$\mu_{31} = 2.5 \cdot
+# 10^{-14}\mu_{\max}$）：早了一个奇数阶，因为在走平之前步比略低于 $r^2$，所以系数比 $r^k$ 衰减得略快。
+#
+# </details>
 
 # %% tags=["check"]
 relu, tanh_mu, erf_mu = spectra["ReLU"], spectra["tanh"], spectra["erf"]
@@ -277,6 +313,12 @@ nh.check_close("tanh: step ratios at k = 13 and 23 (0.19, 0.25)",
                [course.step_ratio(tanh_mu, 13), course.step_ratio(tanh_mu, 23)], [0.19, 0.245], atol=0.006)
 nh.check_close("erf: step ratios at k = 13 and 23 (0.135, 0.140)",
                [course.step_ratio(erf_mu, 13), course.step_ratio(erf_mu, 23)], [0.135, 0.1395], atol=0.002)
+erf_kept = [k for k in range(1, 81) if erf_mu[k] / np.abs(erf_mu).max() > course.ROUNDING_FLOOR]
+nh.check_close("erf: a pure r^(k−1) would cross 1e-13 at k − 1 = 31.1", math.log(1e-13) / math.log(
+    course.erf_rate(1.0)), 31.1, atol=0.05)
+nh.check_close("erf: the last k above the floor (29)", max(erf_kept), 29, atol=0.5)
+nh.check_close("erf: μ₂₉/μ_max and μ₃₁/μ_max (1.7e-13, 2.5e-14)",
+               [erf_mu[29] / erf_mu[1] / 1.74e-13, erf_mu[31] / erf_mu[1] / 2.45e-14], [1.0, 1.0], rtol=0.03)
 nh.check_between("tanh: μ_25 / μ_max, the last coefficient kept, above the floor",
                  tanh_mu[25] / tanh_mu[1], 1e-10, 1e-9)
 fine_mu = course.fine_tanh_spectrum(1.0)       # the same kernel on a finer grid (step 0.1, z in ±11)
@@ -313,7 +355,7 @@ nh.check_that("erf by quadrature − closed form: largest coefficient error belo
 #   闭式）。第二层接收到的相关系数不再是 $\cos\theta$ 的奇函数，于是出现奇数模态
 #   $k \ge 3$。
 #
-# 偏置会同时打破这两种奇偶性。我们测量 1 到 6 个隐藏层的无偏置 ReLU 网络的 $\mu_3/\mu_1$：
+# 偏置会同时打破这两种奇偶性。我们测量 1 到 6 个隐藏层的无偏置 ReLU 网络的 $\mu_3/\mu_1$。运行之前先想一想：从两层到六层，$\mu_3/\mu_1$ 会增大、减小，还是保持不变？
 
 # %%
 depths = np.arange(1, 7)
@@ -330,12 +372,24 @@ plt.show()
 print(nh._("μ₃/μ₁ at depth 1: zero (below 1e-12, rounding); at depth 2: {two:.4f}; at depth 6: {six:.3f}")
       .format(two=odd_ratio[1, 0], six=odd_ratio[-1, 0]))
 
+# %% [markdown]
+# <details><summary>答案</summary>
+#
+# 它增大：从两层时的 0.083 到六层时的 0.272（$\mu_5/\mu_1$ 也随之增大）。每多一层，就把 ReLU 的逐层映射
+# 再施加到一个已经不是 $\cos\theta$ 的奇函数的相关系数上，于是添上 $\cos\theta$ 之外的奇数项；
+# 测得它们的占比从两层到六层逐层增大。
+#
+# </details>
+
 # %% tags=["check"]
 nh.check_that("one ReLU layer, no bias: |μ₃|/μ₁ below 1e-12 (rounding only)", abs(odd_ratio[0, 0]) < 1e-12,
               measured=abs(odd_ratio[0, 0]), expected="< 1e-12")
 nh.check_close("two ReLU layers: μ₃/μ₁ and μ₅/μ₁ (0.0829, 0.0206)", odd_ratio[1], [0.0829, 0.0206], atol=5e-4)
 nh.check_that("μ₃/μ₁ grows with depth from 2 to 6 layers", np.all(np.diff(odd_ratio[1:, 0]) > 0),
               measured=np.round(odd_ratio[:, 0], 4), expected="increasing")
+nh.check_close("μ₃/μ₁ at six layers (0.272)", odd_ratio[-1, 0], 0.272, atol=5e-4)
+nh.check_that("μ₅/μ₁ grows with depth from 2 to 6 layers", np.all(np.diff(odd_ratio[1:, 1]) > 0),
+              measured=np.round(odd_ratio[:, 1], 4), expected="increasing")
 deep_tanh = course.circle_spectrum("tanh", 3, 1.0)
 tanh_even = np.abs(deep_tanh[2:40:2]).max() / deep_tanh[1]
 nh.check_that("tanh, 3 layers, no bias: even μ_k / μ₁ below 1e-14 (zero up to rounding)", tanh_even < 1e-14,
@@ -418,11 +472,17 @@ nh.check_between("S², erf: step ratio at k = 21 / r² (0.91: approaching the ci
 # Poole et al. 2016；Schoenholz et al. 2017）：$\sigma_w < 1$ 时（我们和那些论文一样称之为**有序相**）
 # 方差指数衰减；$\sigma_w = 1$ 是边界，此时 $\chi(0) = \tanh'(0)^2 = 1$，方差
 # 只按 $1/(2l)$ 衰减；$\sigma_w > 1$ 时（**混沌相**）方差稳定在某个 $q^* > 0$，两个不同输入的
-# 相关系数被推向 0。关于这个词要提醒一句：在那些论文中，有序相把所有相关系数推向 1，但这需要偏置
+# 相关系数被推向 0。
+
+# %% [markdown]
+# 关于“有序”这个词要提醒一句：在那些论文中，有序相把所有相关系数推向 1，但这需要偏置
 # $\sigma_b > 0$。没有偏置时方差趋于 0，较深的层几乎是线性的，它们保留收到的相关系数。
 # 在对角线上，每一层加上它的方差，并把之前的部分乘以该层方差处的 $\chi$：$\Theta^{(l+1)}(x, x) =
 # \Sigma^{(l+1)}(x, x) + \chi^{(l+1)}\,\Theta^{(l)}(x, x)$。我们跟踪 60° 处的（归一化）NTK 以及
 # 对角线上的 NTK。
+#
+# 运行之前先想一想：ReLU 的 $\Theta(x, x) = 2(L + 1)$ 在 12 层时达到 26，而 tanh 饱和于 $\pm 1$。
+# 这四个网络中，哪一个在 12 层时的 $\Theta(x, x)$ 最大？
 
 # %%
 depth_settings = {nh._("ReLU, σ_w = √2"): ("relu", SQRT2), nh._("tanh, σ_w = 0.8 (ordered)"): ("tanh", 0.8),
@@ -448,11 +508,18 @@ print(nh._("tanh, σ_w = 1.5: μ₉/μ_max = {one:.1e} at depth 1, {twelve:.3f} 
     one=chaos[1][9] / chaos[1][1], twelve=chaos[12][9] / chaos[12][1]))
 
 # %% [markdown]
-# 右图中，混沌相 tanh 网络的 $\Theta(x, x)$ **指数**增长，从一层时的 2.9 到 12 层时的 27.4，
+# <details><summary>答案：12 层时最大的 Θ(x, x)</summary>
+#
+# 是混沌相的 tanh 网络，尽管 tanh 会饱和。它的 $\Theta(x, x)$ **指数**增长，从一层时的 2.9 到 12 层时的 27.4，
 # 超过了 ReLU 的 26：每一层把它乘以 $\chi$，第一步为 1.30，第十二步为 1.17，这个因子趋于不动点
 # $q^* = 0.79$ 处的 $\chi_1 = \chi(q^*) = 1.14$（即 Poole et al. 的 $\chi_1$），所以深网络有
 # $\Theta
-# \propto \chi_1^L$。有序相网络的则趋于 0（12 层时为 0.0096）。
+# \propto \chi_1^L$。饱和限制了每一层的方差，$\Sigma^{(l)} \le \sigma_w^2 = 2.25$，
+# 但限制不了 $\chi$ 因子的连乘积，而正是它乘在下面各层的贡献上。
+#
+# </details>
+#
+# 有序相网络的 $\Theta(x, x)$ 则趋于 0（12 层时为 0.0096）。
 #
 # ½ 处的点线属于边界情形：那里 $\Theta(x, x)$ 只是缓慢下降，12 层时为 0.60，1000 层时为
 # 0.503。为什么是 ½？把递推展开，$\Theta^{(L)} = \sum_l \Sigma^{(l)}\prod_{m > l}\chi^{(m)}$。方差按
@@ -531,6 +598,11 @@ nh.check_close("tanh, σ_w = 1.5: μ₉/μ_max at depth 12 (0.058)", chaos[12][9
 # $f_0 = 0$ 出发，即对初始化取**平均**的网络（单个随机网络从别处出发；$r$ 的平均满足
 # 同一个方程）。于是模态 $k$ 上的残差按 $e^{-\eta\mu_k t}$ 衰减：每个频率都有自己的时钟。
 # （我们画的是 $y - f_t = -r_t$，所以目标中每个模态的曲线都从 $+1$ 开始。）
+#
+# **先预测，再验证。**
+#
+# 1. 运行之前先想一想：目标含模态 1、4 和 10。如果 $\mu_k$ 从 $k = 1$ 起就一直按 $k^{-2}$ 衰减，模态 10
+#    被学到所需的时间就是模态 1 的 $10^2 = 100$ 倍。本课的网络所需的时间比 100 倍更多还是更少？
 
 # %%
 n = 256
@@ -557,24 +629,77 @@ for f, curve in curves.items():
                 label=nh._("mode k = {k}: exp(−μ_k t)").format(k=f))
 ax.set_xlabel(nh._("training time t (η = 1)"))
 ax.set_ylabel(nh._("residual in mode k"))
-ax.set_title(nh._("ReLU learns k = 1 first, k = 10 about 200 times later: spectral bias"))
+ax.set_title(nh._("Spectral bias: mode k decays like exp(−μ_k t), the high modes later"))
 ax.legend(fontsize=8)
 plt.show()
-half_life = {f: float(times[np.argmax(curve < 0.5)]) for f, curve in curves.items()}
-print(nh._("time to halve each mode's residual: k = 1: {one:.3g}, k = 4: {four:.3g}, k = 10: {ten:.3g}")
-      .format(one=half_life[1], four=half_life[4], ten=half_life[10]))
+half_life = {f: float(times[curve < 0.5][0]) if (curve < 0.5).any() else math.inf
+             for f, curve in curves.items()}
+for f in frequencies:
+    if half_life[f] < math.inf:
+        print(nh._("mode k = {k}: residual halved at t = {t:.3g} (ln 2/μ_k = {clock:.3g})").format(
+            k=f, t=half_life[f], clock=math.log(2) / mu[f]))
+    else:
+        print(nh._("mode k = {k}: residual never halved up to t = 10⁵ (μ_k/μ_max = {size:.1e})").format(
+            k=f, size=abs(mu[f]) / np.abs(mu).max()))
 
 # %% tags=["check"]
 nh.check_close("each mode decays like exp(−μ_k t) (residuals start at 1)",
                np.concatenate([curves[f] - np.exp(-mu[f] * times) for f in frequencies]), np.zeros(180),
                atol=1e-9)
-nh.check_close("μ₁/μ₁₀ of the ReLU NTK on 256 points (235)", mu[1] / mu[10], 235, rtol=0.01)
+nh.check_close("μ₁/μ₁₀ of the ReLU NTK on 256 points (234)", mu[1] / mu[10], 233.7, rtol=0.002)
 nh.check_between("half-life of mode 10 / mode 1 (about μ₁/μ₁₀; the time grid has 10 points per decade)",
-                 half_life[10] / half_life[1], 235 / 1.3, 235 * 1.3)
+                 half_life[10] / half_life[1], 234 / 1.3, 234 * 1.3)
 nh.check_that("higher modes are slower", half_life[1] < half_life[4] < half_life[10], measured=half_life,
               expected="k = 1 < 4 < 10")
+nh.check_close("answer 1: ln 2/μ_k for k = 1 and 10 (0.69, 162)",
+               [math.log(2) / mu[1] / 0.693, math.log(2) / mu[10] / 162], [1.0, 1.0], rtol=0.005)
+nh.check_close("answer 1: local exponent between k = 2 and 4, and between 10 and 12 (3.2, 2.08)",
+               [course.local_exponent(mu, 2), course.local_exponent(mu, 10)], [3.20, 2.08], atol=0.01)
+nh.check_that("answer 2: one layer, μ₃/μ_max below 1e-15 (rounding)", abs(mu[3]) / np.abs(mu).max() < 1e-15,
+              measured=abs(mu[3]) / np.abs(mu).max(), expected="< 1e-15")
+mu_two = (torch.fft.rfft(nh.mlp(2, "relu").kernel(x_circle).ntk[0]).real / n).numpy()     # answer 3's network
+nh.check_close("answer 3: two layers, μ₃/μ₁ on 256 points (0.083)", mu_two[3] / mu_two[1], 0.083, atol=5e-4)
+nh.check_close("answer 3: two layers, μ₃/μ₁₀ (13)", mu_two[3] / mu_two[10], 13.0, rtol=0.01)
+nh.check_close("answer 3: two layers, ln 2/μ_k for k = 1, 3, 10 (0.59, 7.1, 92)",
+               [math.log(2) / mu_two[k] / v for k, v in ((1, 0.59), (3, 7.11), (10, 92.3))], [1.0, 1.0, 1.0],
+               rtol=0.01)
+nh.check_close("answer 3: the grid times just after them (0.65, 8.6, 112)",
+               [times[times > math.log(2) / mu_two[k]][0] for k in (1, 3, 10)], [0.651, 8.55, 112.4],
+               rtol=0.002)
 
 # %% [markdown]
+# <details><summary>答案</summary>
+#
+# 更多，约 234 倍：$\mu_1/\mu_{10} = 234$，所以模态 10 的残差在 $t = \ln 2/\mu_{10} = 162$ 时减半，
+# 模态 1 的在 $0.69$ 时减半（打印出的网格时间是 180 和 0.82）。$k^{-2}$ 律描述的是尾部。$k$ 小时
+# 系数衰减得更快：$k = 2$ 与 4 之间的局部指数是 3.2，10 与 12 之间是 2.08。
+#
+# </details>
+#
+# 在上面的单元格中每次只改一个数（之后再改回原样：检验单元格检验的是本课的设置）。
+#
+# 2. 把目标的模态 4 换成模态 3：`frequencies = [1, 3, 10]`。模态 3 介于模态 1 和 10 之间。它被学到的时间
+#    也会介于两者之间吗？
+#
+# <details><summary>答案</summary>
+#
+# 不会：模态 3 的曲线一直停在 1，从不减半。一个无偏置的 ReLU 隐藏层没有奇数模态 $k \ge 3$
+# （见奇偶性一节），所以 $\mu_3 = 0$（打印出的值约为 $10^{-17}$，是舍入误差），
+# $e^{-\mu_3 t} = 1$。它不是慢，而是缺失。
+#
+# </details>
+#
+# 3. 保持 `frequencies = [1, 3, 10]`，给网络加上第二个隐藏层：`nh.mlp(2, "relu")`。模态 3 现在能被学到吗？
+#    它比模态 10 早多少倍被学到？
+#
+# <details><summary>答案</summary>
+#
+# 能学到，比模态 10 早约 13 倍：第二层带来了 $\mu_3$（$\mu_3/\mu_1 = 0.083$，
+# $\mu_3/\mu_{10} = 13$），残差分别在 $t = 0.65$（模态 1）、$8.6$（模态 3）和 $112$（模态 10）时减半，即紧跟在
+# $\ln 2/\mu_k = 0.59$、$7.1$ 和 $92$ 之后的网格时间。
+#
+# </details>
+#
 # ReLU 的多项式衰减让高频学得慢，而不是学不到（对偶数模态而言；只有一个无偏置隐藏层时，奇数 $k \ge 3$
 # 需要偏置或第二层）：这就是频谱偏置（Basri et al. 2019；Bietti & Mairal 2019）。$\mu_k$ 衰减得更快的核
 # 学高频还要慢得多。
@@ -781,8 +906,9 @@ nh.check_close("question 3: μ₃/μ_max without and with the bias (0.041, 0.036
 #
 # </details>
 #
-# 2. 在 §4.5.1 的第一个实验中，erf 的曲线在小输入时也像 tanh 的一样走平，但高度不同。小输入下 erf 的 NTK
-#    接近哪个更简单的网络的 NTK？为什么它的平台不同于 tanh 的？
+# 2. erf 在 0 处的斜率是 $\operatorname{erf}'(0) = 2/\sqrt\pi \approx 1.13$，tanh 的是 1。第一个实验中的 erf 网络
+#    （两个隐藏层）在小输入下的 NTK 是恒等网络的多少倍？它在那里的平台（18.7）是 tanh 的（13.5）的
+#    1.39 倍：为什么不是你算出的倍数？
 #
 # <details><summary>答案</summary>
 #
@@ -795,13 +921,14 @@ nh.check_close("question 3: μ₃/μ_max without and with the bias (0.041, 0.036
 #
 # </details>
 #
-# 3. 在频谱偏置的实验中，把 ReLU 换成无偏置的 tanh 网络，目标仍为 $\cos\theta +
-#    \cos 4\theta + \cos 10\theta$。模态 4 和 10 上的残差会怎样？
+# 3. 在频谱偏置的实验中，改为训练一个无偏置的 tanh 网络，目标为 $\cos\theta + \cos
+#    2\theta$。$t \to \infty$ 时训练损失 $\tfrac1{2n}\sum_i (f(x_i) - y_i)^2$ 降到多少？
 #
 # <details><summary>答案</summary>
 #
-# 什么也不发生：它永远保持为 1。无偏置 tanh 的核是奇的，所以 $\mu_4 = \mu_{10} = 0$，而一个模态的残差
-# 按 $e^{-\eta\mu_k t}$ 衰减。只有模态 1 被学到。需要偏置，或者一个不是奇函数的激活函数。
+# 降到 $\tfrac14$，而不是 0。无偏置 tanh 的核是奇的，所以 $\mu_2 = 0$，模态 2 的残差 $\cos 2\theta$
+# 永远留着，而模态 1 被学到。损失趋于 $\tfrac12$ 乘以 $\cos^2 2\theta$ 在这些点上的平均，即
+# $\tfrac12 \cdot \tfrac12 = \tfrac14$。偏置，或者一个不是奇函数的激活函数，才会把模态 2 带进来。
 #
 # </details>
 #
@@ -840,6 +967,13 @@ nh.check_close("question 2: that linear network / the identity network ((4/π)²
                rtol=1e-9)
 nh.check_close("question 2: plateaus at a = 0.01, erf and tanh (18.7, 13.5)",
                [scaled["erf"][0] / 18.72, scaled["tanh"][0] / 13.48], [1.0, 1.0], rtol=0.002)
+tanh_two = course.circle_spectrum("tanh", 2, 1.5)     # question 3: mode 2 is absent, mode 1 is not
+nh.check_that("question 3: bias-free tanh, two layers: |μ₂|/μ₁ below 1e-14",
+              abs(tanh_two[2]) / tanh_two[1] < 1e-14, measured=abs(tanh_two[2]) / tanh_two[1],
+              expected="< 1e-14")
+theta_n = torch.arange(n, dtype=torch.float64) * 2 * math.pi / n
+nh.check_close("question 3: the loss limit ½ · mean cos² 2θ over 256 points (¼)",
+               float(0.5 * (torch.cos(2 * theta_n) ** 2).mean()), 0.25, rtol=1e-12)
 nh.check_close("question 5: r² at σ_w = 1 and 2 (0.146, 0.372)",
                [course.erf_rate(1.0) ** 2, course.erf_rate(2.0) ** 2], [0.146, 0.372], atol=5e-4)
 nh.check_close("question 5: the erf step ratio at k = 25 follows r² at σ_w = 2 as well",
@@ -907,7 +1041,7 @@ nh.check_close("question 5: the erf step ratio at k = 25 follows r² at σ_w = 2
 #
 # **正确的说法：** ReLU 仍有频谱偏置。在核区域、均匀数据上，模态 $k$ 以
 # 速率 $\eta\mu_k$ 被学到，而 $\mu_k$ 按 $k^{-d}$ 衰减：在圆周上，模态 10 所需的时间约为模态 1 的 200 倍
-# （$\mu_1/\mu_{10} = 235$）（Basri et al. 2019；Bietti & Mairal 2019）。[勘误 A27](../../ERRATA.zh.md#a27)
+# （$\mu_1/\mu_{10} = 234$）（Basri et al. 2019；Bietti & Mairal 2019）。[勘误 A27](../../ERRATA.zh.md#a27)
 #
 # </details>
 #
