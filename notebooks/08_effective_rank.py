@@ -50,15 +50,22 @@ course.idea_figure()
 plt.show()
 
 # %% [markdown]
-# Both panels show the same kernel (the NTK of one hidden ReLU layer) on the same 200 random directions. On the
-# right every input was shifted by 3 in each coordinate: all inputs now have a large common part, the kernel a
-# large constant part, and one eigenvalue takes 86 % of the trace. Nothing about what the kernel can fit has
-# become one-dimensional; this lesson makes that precise. The left panel has a staircase: one eigenvalue (19 % of
-# the trace, along the constant vector), then about ten of 3–7 % each, then a drop to 1 %. On the sphere the
-# eigenfunctions are spherical harmonics: the first step is degree 0 (one function, the constant), the next ten
-# are degree 1 (the $d = 10$ linear functions), blurred by sampling only 200 inputs: the sample covariance of 200
-# random points in 10 dimensions has eigenvalues spread over roughly $(1 \pm \sqrt{10/200})^2$, 0.6 to 1.5 times
-# their mean.
+# Both panels show the NTK of one bias-free hidden ReLU layer ($\sigma_w^2 = 2$) on the same 200 random directions
+# in $d = 10$ dimensions. On the right every input was shifted by 3 in each coordinate. All inputs now share a
+# large common part. The shift gives the kernel a large constant part, and it also changes the angles between
+# the inputs (section "Near 1 means one dominant eigenvalue"). One eigenvalue now takes 86 % of the trace. Yet
+# nothing about what the kernel can fit has become one-dimensional; this lesson makes that precise.
+#
+# **The staircase on the left.** One eigenvalue holds 19 % of the trace (along the constant vector). About ten
+# follow with 3–7 % each, then the shares drop to 1 %. Why? On the sphere the kernel's eigenfunctions are
+# spherical harmonics. Step one is degree 0: one function, the constant. The next ten are degree 1: the $d = 10$
+# linear functions $x_j$.
+#
+# Why are those ten not equal? The degree-1 part of the Gram matrix is $c\,XX^\top/d$ for some $c > 0$, where
+# the rows of $X$ are the inputs. Its nonzero eigenvalues are those of the $d \times d$ matrix $c\,X^\top X/d$,
+# which is $cn/d$ times the sample covariance $X^\top X/n$ of the inputs (their true covariance is $I$). The
+# sample covariance of 200 random points in 10 dimensions has eigenvalues spread over roughly
+# $(1 \pm \sqrt{10/200})^2$, that is 0.6 to 1.5.
 
 # %% tags=["check"]
 idea_spectrum = nh.eigenvalues(nh.mlp(1).kernel(nh.sphere(200, 10, seed=7)).ntk).numpy()
@@ -112,9 +119,10 @@ nh.check_close("r_eff of ¾I + ¼11ᵀ, n = 40 (11.64)", nh.effective_rank(0.75 
 #
 # $$\boxed{\,r_\text{eff} \;\to\; r_\infty = \frac{m_1^2}{m_\text{off}}\,}$$
 #
-# With a constant diagonal ($m_2 = m_1^2$, as on a sphere) the ratio of the two expectations is
-# $n^2m_1^2/(n m_1^2 + n(n-1)m_\text{off}) = n r_\infty/(n - 1 + r_\infty)$. That is a ratio of expectations, not
-# the expectation of the ratio, so a finite sample follows it only up to a few percent.
+# **At finite $n$** (a heuristic). With a constant diagonal ($m_2 = m_1^2$, as on a sphere) the ratio of the two
+# expectations is $n^2m_1^2/(n m_1^2 + n(n-1)m_\text{off}) = n r_\infty/(n - 1 + r_\infty)$. This is a ratio of
+# expectations, not the expectation of the ratio. So a finite sample follows it only up to a few percent, and
+# only for a constant diagonal. Below we call it "the finite-$n$ heuristic".
 #
 # This holds for **every** kernel with finite second moments, not for the NTK in particular. $r_\infty$ is also the
 # participation ratio of the kernel *operator*: $m_1 = \sum_i\mu_i$ and $m_\text{off} = \sum_i\mu_i^2$ for its
@@ -123,32 +131,42 @@ nh.check_close("r_eff of ¾I + ¼11ᵀ, n = 40 (11.64)", nh.effective_rank(0.75 
 # %% [markdown]
 # **The set-up of the experiments:**
 #
-# - inputs uniform on the sphere $S^9$ ($d = 10$, radius $\sqrt{10}$), bias-free networks; $r_\infty$ by quadrature
-#   over the angle between two inputs (`nh.effective_rank_limit`);
-# - the offset inputs (every coordinate $+3$) are not on a sphere: for them we only measure;
+# - inputs uniform on the sphere $S^9$ ($d = 10$, radius $\sqrt{10}$); bias-free networks;
+# - **depth** $L$ always means the number of hidden layers; the linear readout is not counted;
 # - ReLU networks with $\sigma_w^2 = 2$, the erf network with $\sigma_w = 1$. `nh.mlp` uses the same $\sigma_w$ for
-#   every layer, the readout included, and $r_\infty$ depends on that convention. The shape of a bias-free ReLU
-#   kernel does not depend on $\sigma_w$ (it only scales it); erf's does.
+#   every layer, the readout included. The shape of a bias-free ReLU kernel does not depend on $\sigma_w$ (it only
+#   scales it); erf's does. Each figure title names its $\sigma_w$;
+# - $r_\infty$ by quadrature (`nh.effective_rank_limit`). On the sphere a bias-free kernel depends only on the
+#   cosine $t = x\cdot x'/d$ of the angle, $k(x,x') = k(t)$. The cosine of two independent uniform directions has
+#   density $p_d(t) \propto (1 - t^2)^{(d-3)/2}$ on $[-1, 1]$. So
+#
+#   $$r_\infty = \frac{k(1)^2}{\int_{-1}^{1} k(t)^2\,p_d(t)\,dt};$$
+#
+# - the offset inputs (every coordinate $+3$) are not on a sphere: for them we only measure.
 
 # %%
 sweeps = {name: course.rank_sweep(name) for name in course.CASES}
 sizes = list(course.SIZES)
 fig, ax = plt.subplots(figsize=(9.0, 4.2))
-for color, (name, sweep) in zip(PALETTE, sweeps.items()):
+colors = [PALETTE[0], PALETTE[1], PALETTE[2], PALETTE[3], PALETTE[7]]   # the offset inputs in black
+for color, marker, (name, sweep) in zip(colors, "o^sDv", sweeps.items()):
     text = nh._("{name}: off the sphere, no r∞").format(name=course.case_label(name))
     if sweep.limit is not None:
         text = nh._("{name}: r∞ = {limit:.2f}").format(name=course.case_label(name), limit=sweep.limit)
-    ax.semilogx(sizes, sweep.raw, "o", color=color, label=text)
+    filled = sweep.limit is not None     # the offset inputs: hollow markers
+    ax.semilogx(sizes, sweep.raw, marker, color=color, mfc=color if filled else "none", ms=7, label=text)
     if sweep.limit is not None:
         ax.semilogx(sizes, sweep.predicted(), "-", color=color, lw=1)
         ax.axhline(sweep.limit, color=color, ls="--", lw=0.8)
-ax.plot([], [], "k-", lw=1, label=nh._("the law n r∞/(n − 1 + r∞)"))
+ax.plot([], [], "k-", lw=1, label=nh._("heuristic n r∞/(n − 1 + r∞), constant diagonal"))
 ax.plot([], [], "k--", lw=0.8, label=nh._("its limit r∞ (dashed)"))
 nh.plotting.width_ticks(ax, sizes)
 ax.set_xlabel(nh._("number of inputs n"))
 ax.set_ylabel(nh._("effective rank"))
 ax.set_title(nh._("r_eff climbs to a constant r∞ (dashed): {a:.1f}, {b:.1f}, {c:.1f} for the three NTKs;\n"
-                  "near 1 for the deep NNGP ({d:.2f}) and the offset inputs ({e:.2f})").format(
+                  "near 1 for the deep NNGP ({d:.2f}) and the offset inputs ({e:.2f}) · "
+                  "ReLU σ_w² = 2, erf σ_w = 1")
+             .format(
     a=sweeps["ReLU NTK, 1 layer"].limit, b=sweeps["erf NTK"].limit, c=sweeps["ReLU NTK, 50 layers"].limit,
     d=sweeps["ReLU NNGP, 50 layers"].limit, e=sweeps["ReLU NTK, inputs + 3"].raw[-1]), fontsize=11)
 ax.legend(fontsize=9, loc="center left", bbox_to_anchor=(1.0, 0.5))
@@ -174,9 +192,10 @@ nh.check_close("offset inputs: r_eff at n = 50 … 800 (1.36–1.38)", sweeps["R
                np.full(len(sizes), 1.37), atol=0.015)
 
 # %% [markdown]
-# The bias-free NTKs of this sweep level off at $r_\infty$ = 16.7 (one hidden ReLU layer), 12.0 (50 layers) and
-# 13.7 (erf), and the finite-$n$ points follow $n r_\infty/(n-1+r_\infty)$ within 3 %. Two curves sit near 1: the
-# NNGP of 50 ReLU layers, which has collapsed to an almost constant kernel (lesson 02), and the shifted inputs.
+# The bias-free NTKs of this sweep level off at $r_\infty$ = 16.7 (one hidden ReLU layer), 12.0 (50 hidden layers)
+# and 13.7 (erf, one hidden layer). The finite-$n$ points follow the heuristic $n r_\infty/(n-1+r_\infty)$ within
+# 3 %. Two curves sit near 1: the NNGP of 50 ReLU layers, which has collapsed to an almost constant kernel
+# (lesson 02), and the shifted inputs.
 # These values belong to these kernels on this sphere: a bias, other inputs or another depth give other values
 # (the explorer at the end).
 #
@@ -189,8 +208,8 @@ nh.check_close("offset inputs: r_eff at n = 50 … 800 (1.36–1.38)", sweeps["R
 # For $K = \tfrac34 I + \tfrac14\mathbf 1\mathbf 1^\top$, $m_1 = 1$ and $m_\text{off} = \tfrac1{16}$, so
 # $r_\infty = 16$. The limit is approached slowly: at depth 50 the off-diagonal entries still have a root mean
 # square of $1/\sqrt{12.05} = 0.29$ of the diagonal, above $\tfrac14$, which gives the 12.0 measured here. So
-# $r_\infty$ does not keep falling: from 16.7 at depth 1 it falls to about 9.5 near depth 8, then rises slowly
-# towards 16 (15.1 at depth 400).
+# $r_\infty$ does not keep falling: from 16.7 at depth 1 it falls to a minimum of about 9.5 at depths 8–10,
+# then rises slowly towards 16 (15.1 at depth 400).
 #
 # </details>
 
@@ -198,6 +217,10 @@ nh.check_close("offset inputs: r_eff at n = 50 … 800 (1.36–1.38)", sweeps["R
 relu_by_depth = [nh.effective_rank_limit(nh.mlp(L), 10) for L in (1, 8, 50, 400)]
 nh.check_close("bias-free ReLU NTK: r∞ at depths 1, 8, 50 (16.7, 9.5, 12.0)", np.divide(relu_by_depth[:3],
                [16.7, 9.48, 12.05]), [1.0] * 3, rtol=0.003)
+middle_depths = [nh.effective_rank_limit(nh.mlp(L), 10) for L in range(6, 13)]
+nh.check_that("bias-free ReLU NTK: the smallest r∞ of depths 6 … 12 lies at a depth from 8 to 10",
+              8 <= 6 + int(np.argmin(middle_depths)) <= 10, measured=str(np.round(middle_depths, 2)),
+              expected="minimum at depth 8, 9 or 10")
 nh.check_close("bias-free ReLU NTK, depth 400: r∞ (15.1)", relu_by_depth[3], 15.09, atol=0.005)
 nh.check_close("depth 50: root mean square off-diagonal / diagonal (0.29)", relu_by_depth[2] ** -0.5, 0.29,
                atol=0.005)
@@ -208,12 +231,18 @@ nh.check_close("depth 50, n = 800: measured root mean square off-diagonal / diag
 # %% [markdown]
 # ### When the off-diagonal entries vanish
 #
-# The law involves the mean **square** of the off-diagonal entries. A family shows what that means: the NTK of
-# bias-free erf networks with $\sigma_w = 2$, in the chaotic phase of lesson 02, where the correlation of two
-# different, non-antipodal inputs decays to 0 with depth ($-1$ stays $-1$: the network is odd). Without a bias, erf
-# is chaotic ($\chi_1 > 1$) exactly when $\sigma_w > \sqrt\pi/2 \approx 0.89$; at or below that value the
-# variance dies out with depth instead (lesson 02). The kernel is odd, $k(x, -x') = -k(x, x')$, so its mean off-diagonal
-# value is exactly 0 at **every** depth.
+# Why does the law use the mean **square** of the off-diagonal entries, not their mean? A family of kernels whose
+# mean off-diagonal entry is always 0 shows the difference.
+#
+# The family: the NTK of bias-free erf networks with $\sigma_w = 2$ (note: not the $\sigma_w = 1$ of the sweep),
+# at depths 1 to 16. erf is odd, so without a bias the kernel is odd too: $k(x, -x') = -k(x, x')$. On the sphere
+# $x'$ and $-x'$ are equally likely, so the mean off-diagonal entry is exactly 0 at **every** depth.
+#
+# Where the network sits: $\sigma_w = 2$ is in the chaotic phase of lesson 02 ($\chi_1 > 1$). For bias-free erf
+# that happens exactly when $\sigma_w > \sqrt\pi/2 \approx 0.89$. The reason: $\operatorname{erf}'(0) = 2/\sqrt\pi$, so
+# for a small variance $q$ one layer maps $q \mapsto \sigma_w^2\cdot\tfrac4\pi\,q$. The fixed point $q = 0$ is
+# stable when $\sigma_w^2 < \pi/4$; then the signal dies out with depth. Above it the variance settles at some
+# $q^* > 0$.
 #
 # **Predict first.** If $r_\infty$ were set by the *mean* off-diagonal entry (relative to the diagonal), it would be
 # the same at every depth. Will it be?
@@ -268,11 +297,13 @@ nh.check_close("depth 16: r_eff(n) / n, n = 50, 200, 800 (the ceiling)",
                [1.0] * 3, rtol=1e-3)
 
 # %% [markdown]
-# At depth 1 the mean off-diagonal value is 0, yet $r_\infty$ is only 24.7: the off-diagonal entries are not small,
-# they cancel on average (their root mean square is $1/\sqrt{r_\infty} = 0.20$ of the diagonal). With depth the
-# root mean square falls, $r_\infty$ runs off to $4\cdot 10^7$ at depth 16, and each finite $r_\text{eff}(n)$
-# climbs to its ceiling $n$. $r_\infty$ does not depend on $n$; only the finite $r_\text{eff}(n)$ is bounded by
-# $n$ and approaches it.
+# No. At depth 1 the mean off-diagonal value is 0, yet $r_\infty$ is only 24.7. The off-diagonal entries are not
+# small; they cancel on average. Their root mean square is $1/\sqrt{r_\infty} = 0.20$ of the diagonal.
+#
+# Why does depth change this? In the chaotic phase the correlation of two different, non-antipodal inputs decays
+# to 0 with depth ($-1$ stays $-1$: the network is odd). So the root mean square of the off-diagonal entries falls,
+# and $r_\infty$ runs off to $4\cdot 10^7$ at depth 16. Each finite $r_\text{eff}(n)$ climbs to its ceiling $n$.
+# $r_\infty$ itself does not depend on $n$; only the finite $r_\text{eff}(n)$ is bounded by $n$.
 #
 # ## Near 1 means "one dominant eigenvalue"
 #
@@ -320,17 +351,17 @@ nh.check_close("50-layer ReLU NTK, n = 800: r_eff (11.9)", deep.raw[-1], 11.9, a
 # the clean case: $K + c\,\mathbf 1\mathbf 1^\top$ with $c$ ten times the mean diagonal entry has
 # $r_\text{eff} = 1.17$, and centering returns exactly the 22.8 of $K$ alone, because $H\mathbf 1 = 0$.
 #
-# The 50-layer NTK is close to its depth limit $\tfrac34 I + \tfrac14\mathbf 1\mathbf 1^\top$ (normalized): a
-# constant part plus a part proportional to the identity. Centering keeps only the identity part,
+# The 50-layer NTK is on its way to its depth limit $\tfrac34 I + \tfrac14\mathbf 1\mathbf 1^\top$ (normalized;
+# at depth 50 it is still some way off): a constant part plus a part proportional to the identity. Centering keeps only the identity part,
 # $H(\tfrac34 I + \tfrac14\mathbf 1\mathbf 1^\top)H = \tfrac34 H$, and $H$ has $n - 1$ equal eigenvalues, so the
 # centered effective rank of the limit is $n - 1$. Measured: raw 11.9, centered 765 of 800. A small $r_\text{eff}$
 # therefore says that one eigenvalue is large, not that the model has few degrees of freedom: adding a constant $c$
 # to a kernel drives $r_\text{eff}$ towards 1 as $c$ grows, while the functions it can fit change only by an added
 # constant.
 #
-# The dominant eigenvector need not be the constant vector. Two antipodal clusters of inputs, $\pm\sqrt{10}\,e_1$
-# plus noise of size 0.3, with the bias-free erf NTK (an odd kernel): the two clusters are almost perfectly
-# anticorrelated, and one eigenvalue dominates along the vector $(1, -1, 1, -1, \dots)$.
+# Is the dominant eigenvector always the constant vector? A second example: 200 inputs in two antipodal clusters,
+# alternately $+\sqrt{10}\,e_1$ and $-\sqrt{10}\,e_1$, each plus Gaussian noise of size 0.3. The kernel is the
+# bias-free erf NTK ($\sigma_w = 1$), which is odd: $k(x, -x') = -k(x, x')$.
 #
 # **Predict first.** For the offset inputs centering lifted $r_\text{eff}$ from 1.36 to 15.5. What will it do here?
 
@@ -346,6 +377,10 @@ nh.check_between("two clusters: |cos| of the top eigenvector with the constant v
                  0, 0.1)
 nh.check_close("two clusters: centered r_eff / r_eff (centering changes nothing)",
                clusters.centered / clusters.raw, 1.0, rtol=0.01)
+cluster_gram = nh.mlp(1, "erf", sigma_w=1.0).kernel(course.two_clusters(200, seed=0)).ntk
+alternating = torch.tensor([(-1.0) ** i for i in range(200)], dtype=torch.float64) / math.sqrt(200)
+nh.check_between("two clusters: |cos| of the top eigenvector with (1, −1, 1, −1, …) (0.998)",
+                 abs(float(torch.linalg.eigh(cluster_gram)[1][:, -1] @ alternating)), 0.995, 1)
 
 # %%
 course.centering_figure({nh._("ReLU NTK,\ninputs + 3"): (offset.raw, offset.centered),
@@ -356,7 +391,11 @@ course.centering_figure({nh._("ReLU NTK,\ninputs + 3"): (offset.raw, offset.cent
 plt.show()
 
 # %% [markdown]
-# The last pair of bars: $r_\text{eff} = 1.26$, and centering leaves it at 1.26: here no constant mode is to blame.
+# The last pair of bars: $r_\text{eff} = 1.26$, and centering leaves it at 1.26. Why? The odd kernel makes the two
+# clusters almost perfectly anticorrelated. So one eigenvalue dominates along the vector $(1, -1, 1, -1, \dots)$
+# ($|\cos| = 0.998$), which is orthogonal to the constant vector, and centering cannot touch it. Here no constant
+# mode is to blame.
+#
 # So a value near 1 means one dominant eigenvalue; when all entries share a large common part (shifted inputs, a
 # bias, the deep NNGP, pixels) its eigenvector is nearly the constant vector. Check which case you are in with the
 # alignment or by centering.
@@ -399,8 +438,9 @@ nh.check_close("one hidden ReLU layer on 6 antipodal pairs: its 3 smallest eigen
 #   parameter gradients are odd too and $\Theta(-x, \cdot) = -\Theta(x, \cdot)$: the rows of $x$ and $-x$ are
 #   negatives of each other. (The same holds for tanh, and for any odd activation without a bias.)
 # - **bias-free ReLU, one hidden layer, on $x$ and $-x$**: its NTK is $c\,x\cdot x'$ plus an even function of
-#   $x\cdot x'$ (lesson 06). The combinations that are odd under $x \to -x$ see only the linear part, whose rank is
-#   the dimension $d = 3$: 3 of the 12 eigenvalues are 0.
+#   $x\cdot x'$ (lesson 06). The reason: $\max(0, u) = u/2 + |u|/2$ is a linear part plus an even part, and only
+#   the linear part survives in the odd part of the kernel. The combinations that are odd under $x \to -x$ see
+#   only that linear part, whose rank is the dimension $d = 3$: 3 of the 12 eigenvalues are 0.
 # - **bias-free ReLU on $x$ and $2x$** (off the sphere): the network is positively homogeneous,
 #   $f(2x) = 2f(x)$, so the row of $2x$ is twice the row of $x$.
 #
@@ -414,8 +454,8 @@ nh.check_close("one hidden ReLU layer on 6 antipodal pairs: its 3 smallest eigen
 #   (Jacot, Gabriel & Hongler 2018, Prop. 2, whose networks have a bias $\beta > 0$);
 # - for one bias-free hidden ReLU layer the Gram matrix is positive definite when no two inputs are parallel or
 #   antiparallel (Du, Zhai, Póczos & Singh 2019). Inputs drawn from a continuous distribution in $d \ge 2$
-#   dimensions are pairwise non-parallel with probability 1 (in $d = 1$ all inputs are parallel, and the Gram
-#   matrix has rank at most 2). This covers the regressions on $S^9$ below, which interpolate;
+#   dimensions are pairwise neither parallel nor antiparallel with probability 1. (In $d = 1$ any two inputs are
+#   parallel or antiparallel, and the Gram matrix has rank at most 2.) This covers the regressions on $S^9$ below, which interpolate;
 # - for the other kernels of this lesson we cite no general result. A smooth kernel such as erf's has
 #   fast-decaying eigenvalues, so even where its Gram matrix is invertible it can be numerically close to singular.
 #
@@ -424,12 +464,14 @@ nh.check_close("one hidden ReLU layer on 6 antipodal pairs: its 3 smallest eigen
 # The same parity argument answers a second question: can kernel regression with the NTK learn *every* continuous
 # function of the input direction? On the sphere a dot-product kernel is diagonal in spherical harmonics (on the
 # circle: in $\cos k\theta$, $\sin k\theta$), with one Mercer coefficient $\mu_k$ per degree $k$. Its function space
-# is dense in the continuous functions **if and only if every $\mu_k > 0$**. One bias-free hidden ReLU layer has
-# $\mu_k = 0$ for every odd $k \ge 3$ (lesson 06); from two hidden layers on, the odd coefficients are positive too
-# (lesson 06; Bietti & Bach 2021). We fit $\cos 3\theta$ on the circle by ridgeless NTK regression from $n$ random
-# angles and report the test error relative to $\mathbb E\,y^2$ (1 = no better than predicting 0).
+# is dense in the continuous functions **if and only if every $\mu_k > 0$**.
 #
-# **Predict first.** With one hidden layer, does the error fall as $n$ grows from 64 to 512?
+# The test: fit $\cos 3\theta$ on the circle by ridgeless NTK regression (bias-free ReLU, $\sigma_w^2 = 2$) from $n$
+# random angles. We report the test error relative to $\mathbb E\,y^2$: 1 means no better than predicting 0.
+#
+# **Predict first.** Recall the parity argument above: one bias-free hidden ReLU layer is $c\,x\cdot x'$ plus an
+# even function. With one hidden layer, will the relative error ever go below 1 as $n$ grows from 64 to 512? With
+# two hidden layers?
 
 # %%
 fit_sizes = [64, 256, 512]
@@ -443,7 +485,12 @@ print(nh._("cos 3θ, two bias-free hidden ReLU layers: relative test error {erro
 # %% tags=["check"]
 nh.check_that("one hidden ReLU layer (no bias): cos 3θ not learned, relative error > 1 at n = 64, 256, 512",
               min(fits[1]) > 1, measured=str(np.round(fits[1], 2)), expected="> 1")
-nh.check_close("one hidden ReLU layer: relative error at n = 512 (1.73)", fits[1][-1], 1.73, atol=0.01)
+nh.check_close("one hidden ReLU layer: relative error at n = 64, 256, 512 (3.1, 1.9, 1.7)", np.divide(fits[1],
+               [3.14, 1.90, 1.73]), [1.0] * 3, rtol=0.005)
+# orthogonality: the error is 1 + E f̂²/E y², with no cross term
+fit_norms = [course.circle_fit_norm(nh.mlp(1), 3, n) for n in fit_sizes]
+nh.check_close("one hidden ReLU layer: relative error − (1 + E f̂²/E y²), n = 64, 256, 512 (0)",
+               np.subtract(fits[1], np.add(1.0, fit_norms)), [0.0] * 3, atol=1e-8)
 nh.check_that("two hidden ReLU layers: relative error falls below 1e-5 by n = 512",
               fits[2][-1] < 1e-5 and fits[2][0] > fits[2][1] > fits[2][2], measured=str(fits[2]),
               expected="falling, < 1e-5")
@@ -452,9 +499,15 @@ nh.check_between("bias-free erf, cos 2θ at n = 512: relative error (about 1: an
                  1.0, 1.15)
 
 # %% [markdown]
-# With one hidden layer the error stays above 1 however many samples we give it (1.73 at $n = 512$): the kernel
-# has no $\cos 3\theta$ component, and the interpolant's wiggles only add error. With two hidden layers it falls to
-# $5\cdot 10^{-7}$. Likewise a bias-free erf network, whose kernel is odd, cannot learn the even $\cos 2\theta$
+# **Answer.** With one hidden layer the error falls (3.1, 1.9, 1.7), but it never goes below 1. The reason is
+# orthogonality. One bias-free hidden ReLU layer has $\mu_k = 0$ for every odd $k \ge 3$ (lesson 06), so
+# $\mu_3 = 0$. The interpolant $\hat f = \sum_i \alpha_i\,k(\theta_i, \cdot)$ lies in the span of the harmonics with
+# $\mu_k > 0$. So it is orthogonal to $\cos 3\theta$, and
+#
+# $$\frac{\lVert \hat f - y\rVert^2}{\lVert y\rVert^2} = 1 + \frac{\lVert \hat f\rVert^2}{\lVert y\rVert^2} \;\ge\; 1 \quad\text{for every } n.$$
+#
+# The error falls towards 1 only because the interpolant's wiggles shrink. From two hidden layers on, the odd
+# coefficients are positive too (lesson 06; Bietti & Bach 2021), and the error falls to $5\cdot 10^{-7}$. Likewise a bias-free erf network, whose kernel is odd, cannot learn the even $\cos 2\theta$
 # (relative error 1.08 at $n = 512$). With a bias and a non-polynomial activation every $\mu_k > 0$, and the
 # function space is dense.
 #
@@ -480,8 +533,7 @@ nh.check_between("bias-free erf, cos 2θ at n = 512: relative error (about 1: an
 # draw of inputs, so they have the same distribution as the true labels but carry no information about $x$.
 # $\operatorname{Var}(y)$ is computed exactly by quadrature. Test error on 1000 fresh inputs, with its standard
 # error. Ridgeless regression interpolates the training data, so its test error is also its generalization gap.
-# (Test MSE and $\sqrt{r_\infty/n}$ are in different units, a squared error against a square-root rate; that the
-# true-label curve lies close to $\sqrt{r_\infty/n}$ is a coincidence.)
+# The figure draws one candidate bound, $10\sqrt{r_\infty/n}$ ($C = 10$), continued beyond the measured sizes.
 
 # %%
 sizes_bound = [50, 100, 200, 400, 800, 1600]
@@ -493,15 +545,19 @@ for name, marker, text in [("true labels", "o-", nh._("test MSE, true labels")),
                            ("random labels", "s-", nh._("test MSE, random labels"))]:
     ax.errorbar(sizes_bound, [r.mse for r in rows[name]], yerr=[r.se for r in rows[name]], fmt=marker,
                 capsize=3, label=text)
-ax.plot(sizes_bound, [math.sqrt(r_inf / n) for n in sizes_bound], "k--",
-        label=nh._("√(r∞/n), the bound with C = 1"))
+sizes_long = np.geomspace(50, 20000, 60)
+crossing = 100 * r_inf / label_variance ** 2          # where 10 √(r∞/n) = Var(y)
+ax.plot(sizes_long, 10 * np.sqrt(r_inf / sizes_long), "k--", label=nh._("a candidate bound 10 √(r∞/n)"))
+ax.plot([crossing], [label_variance], "kx", ms=10, mew=2,
+        label=nh._("it crosses Var(y) at n ≈ {n:.0f}").format(n=crossing))
 ax.axhline(label_variance, color="k", ls=":", label=nh._("Var(y): least error for random labels"))
 ax.set_xscale("log")
 ax.set_yscale("log")
-nh.plotting.width_ticks(ax, sizes_bound)
+ax.set_xticks([50, 100, 400, 1600, 6400, 20000], ["50", "100", "400", "1600", "6400", "20000"])
 ax.set_xlabel(nh._("training set size n"))
 ax.set_ylabel(nh._("test mean squared error"))
-ax.set_title(nh._("√(r∞/n) falls to 0.1, but the random-label error never goes below Var(y)"))
+ax.set_title(nh._("Any bound C √(r∞/n) falls below Var(y) at some n; the random-label error never does\n"
+                  "(one bias-free hidden ReLU layer, σ_w² = 2, on S⁹)"))
 ax.legend(fontsize=9, loc="upper left", bbox_to_anchor=(1.0, 1.0))
 plt.show()
 print(nh._("Var(y) = {variance:.3f}; n = 1600: random-label test MSE {random:.3f} ± {se:.3f}, "
@@ -598,14 +654,18 @@ nh.check_between("residual MLP NTK on 300 digits: |cos| of the top eigenvector w
 # The explorer draws $r_\text{eff}$ against $n$ (solid), after centering (dashed), the law
 # $n r_\infty/(n-1+r_\infty)$ (dotted) and the ceiling $r_\text{eff} = n$ (grey), for an MLP with $\sigma_w = 1.4$
 # and the depth, activation and bias you choose. The first line of its title says what the curve does, the second
-# gives $r_\infty$ and the values at $n = 400$. Keep in mind that $\sigma_w = 1.4$ is above the bias-free erf
-# threshold $\sqrt\pi/2 \approx 0.89$ of the section "When the off-diagonal entries vanish". (Only activations with
-# closed-form kernels: tanh's quadrature would take seconds per move.)
+# gives $r_\infty$ and the values at $n = 400$. (Only activations with closed-form kernels: tanh's quadrature would
+# take seconds per move.)
+#
+# One formula you will need for erf (lesson 02). A bias adds $\sigma_b^2$ to the pre-activation variance $q$ of
+# every layer, and $q$ settles at a fixed point $q^*$. The slope of the correlation map at $\rho = 1$ is
+# $\chi_1 = \sigma_w^2\,\mathbb E\,\operatorname{erf}'(\sqrt{q^*}z)^2 = \sigma_w^2\cdot\tfrac4\pi/\sqrt{1 + 4q^*}$,
+# with $z$ standard normal. $\chi_1 > 1$ is chaos, $\chi_1 < 1$ order.
 
 # %% tags=["nbval-ignore-output"]
 nh.widgets.live_figure(course.draw_rank, depth=nh.widgets.depth_slider(1, max=50),
                        activation=nh.widgets.activation_dropdown("relu", options=course.EXPLORER_ACTIVATIONS),
-                       sigma_b=nh.widgets.sigma_slider("sigma_b", 0.0, max=2.0))
+                       sigma_b=nh.widgets.sigma_slider(nh._("sigma_b"), 0.0, max=2.0))
 
 # %% [markdown]
 # **Predict, then check.**
@@ -645,8 +705,9 @@ nh.widgets.live_figure(course.draw_rank, depth=nh.widgets.depth_slider(1, max=50
 # ($\chi_1 = 1.19 > 1$), the correlations of non-antipodal pairs decay to 0, the off-diagonal entries shrink to a
 # root mean square of $9\cdot 10^{-6}$ of the diagonal ($r_\infty = 1.3\cdot 10^{10}$), and
 # $r_\text{eff}(400) = 400.0$. With $\sigma_b = 1$ the same depth gives $r_\text{eff} = 1.00$. The correlation
-# map always has the fixed point $\rho = 1$; the bias makes it stable ($q^* = 2.19$, $\chi_1 = 0.80 < 1$: the
-# ordered phase of lesson 02) and removes the fixed point $\rho = 0$. All correlations approach 1, the entries
+# map always has the fixed point $\rho = 1$. The bias raises the variance to $q^* = 2.19$ (from 0.85), where erf
+# is flatter, so $\chi_1 = 1.96\cdot\tfrac4\pi/\sqrt{9.75} = 0.80 < 1$: $\rho = 1$ becomes stable (the ordered phase
+# of lesson 02), and the bias removes the fixed point $\rho = 0$. All correlations approach 1, the entries
 # approach the diagonal, and one constant mode takes everything.
 #
 # </details>
@@ -685,12 +746,17 @@ ordered_erf = nh.signal_regime("erf", sigma_w=1.4, sigma_b=1.0)
 nh.check_close("erf, σ_w = 1.4, no bias: χ₁ (1.19)", chaotic_erf.chi1, 1.19, atol=0.005)
 nh.check_close("erf, σ_w = 1.4, σ_b = 1: q*, χ₁ (2.19, 0.80)", [ordered_erf.q_star, ordered_erf.chi1],
                [2.19, 0.80], atol=0.005)
+nh.check_close("erf, σ_w = 1.4, no bias: q* (0.85)", chaotic_erf.q_star, 0.85, atol=0.005)
+for regime in (chaotic_erf, ordered_erf):
+    nh.check_close("erf, σ_w = 1.4, σ_b = 0 and 1: χ₁ / (σ_w² (4/π) / √(1 + 4q*)) (1)", regime.chi1 / (
+        1.4 ** 2 * 4 / math.pi / math.sqrt(1 + 4 * regime.q_star)), 1.0, rtol=1e-9)
 
 # %% [markdown]
 # ## The chapter in one table
 #
-# What each part of a network does to the kernel, what follows for the NTK, and when that stops being true. Each
-# row links the section that shows it. Notation: $L$ depth, $m$ width, $\rho$ the correlation of two inputs,
+# A reference card for the whole chapter. Each row says what one part of a network does to the kernel, what
+# follows for the NTK, and when that stops being true. Each row links the lesson that explains it; symbols such as
+# $3e\,q_0$ are defined there and in the notes below the table. Notation: $L$ depth, $m$ width, $\rho$ the correlation of two inputs,
 # $[x \parallel x']$ is 1 for parallel inputs ($x' = ax$, $a > 0$) and 0 otherwise, "normalized" means divided by
 # $\sqrt{\Theta(x,x)\Theta(x',x')}$.
 #
@@ -699,13 +765,13 @@ nh.check_close("erf, σ_w = 1.4, σ_b = 1: q*, χ₁ (2.19, 0.80)", [ordered_erf
 # | [MLP depth](02_mlp_recursion.ipynb#4.1.2-Kernel-collapse:-what-depth-does) | each layer applies the correlation map to ρ | L → ∞: NNGP → constant, normalized NTK → ¼ + ¾·[x ∥ x′] | not bias-free ReLU (next row); converges slowly in L |
 # | [MLP phase](02_mlp_recursion.ipynb) | σ_w, σ_b set the map's slope χ₁ at ρ = 1 | χ₁ < 1 (ordered): correlations → 1, r_eff → 1 with depth | χ₁ > 1 (chaos): correlations settle below 1; χ₁ = 1: slow |
 # | [CNN](03_cnn.ipynb#Invariance-needs-pooling) | shared filters: one kernel for each pair of patch positions | global average pooling: shift-invariant kernel | flatten readout, no pooling; or padding not circular |
-# | [ResNet](04_resnet.ipynb#4.3.2-How-the-NTK-grows-with-depth) | skip passes the kernel on; branch adds α² times its map | α = 1/√L: Θ(x,x) → 3e·q₀ as L → ∞ | α = 1: Θ(x,x) grows like 2^L, kernel collapses |
+# | [ResNet](04_resnet.ipynb#4.3.2-How-the-NTK-grows-with-depth) | skip passes the kernel on; branch adds α² times its map | α = 1/√L: Θ(x,x) → 3e·q₀ as L → ∞ | α = 1: Θ(x,x) grows like L·2^L, kernel collapses |
 # | [Layer norm](05a_normalization.ipynb#4.4.1-Layer-norm:-a-kernel-map) | divides the pre-activation kernel by its diagonal | Θ depends on x only through x/‖x‖ | a layer before it is not homogeneous (bias, erf, …) |
 # | [Parameterization](05b_parameterization.ipynb#Measured:-lazy-training-vs-feature-learning-over-many-steps) | how weights and learning rates scale with m | kernel frozen as m → ∞, e.g. NTK parameterization | μP, or finite m: the kernel moves |
 # | [ReLU spectrum](06_activations.ipynb#4.5.2-Eigen-decay-on-the-circle) | the kink of φ sets a slow Mercer decay | μ_k ~ k^(−d) on S^(d−1): all k (2+ layers or bias) | one bias-free layer: μ_k = 0 for odd k ≥ 3 |
 # | [erf spectrum](06_activations.ipynb#4.5.2-Eigen-decay-on-the-circle) | smooth odd φ: fast Mercer decay | bias-free: odd k only; near-geometric on the circle, exponential up to polynomial factors on S^(d−1), d > 2 | with a bias: the even k appear too |
 # | [Training dynamics](07_training_dynamics.ipynb#2.-Lazy-training,-measured) | gradient descent on the linearized network | m → ∞, stable learning rate: kernel regression with Θ | not squared loss; not trained to convergence; f₀ ≠ 0 (notes) |
-# | [Effective rank](#r-infinity-law) (a diagnostic) | participation ratio of the spectrum | r_eff → r∞, label-blind; ≈ 1: one eigenvalue dominates | m_off = 0 (r_eff → n); ≈ 1 without a constant mode |
+# | [Effective rank](#r-infinity-law) (a diagnostic) | participation ratio of the spectrum | r_eff → r∞, label-blind; ≈ 1: one eigenvalue dominates | m_off = 0: r_eff/n → m₁²/m₂ (= 1 for a constant diagonal); ≈ 1 without a constant mode |
 #
 # Notes on three rows. *Training dynamics*: the NTK stays constant during training in the limit of infinite width,
 # e.g. in the NTK parameterization (or the standard one with a learning rate of order $1/m$), with a learning rate
@@ -863,7 +929,8 @@ nh.check_close("question 5 (c): ReLU with σ_b = 0.5 on x, 3x: λ_min/λ_max (0.
 #
 # - $r_\text{eff} = \operatorname{tr}(K)^2/\lVert K\rVert_F^2$ counts how many eigenvalues share the trace. For
 #   inputs drawn from a distribution it tends to $r_\infty = m_1^2/m_\text{off}$ for **every** kernel with finite
-#   second moments and $m_\text{off} > 0$, and the finite-$n$ value follows $n r_\infty/(n-1+r_\infty)$.
+#   second moments and $m_\text{off} > 0$. With a constant diagonal the finite-$n$ value follows the heuristic
+#   $n r_\infty/(n-1+r_\infty)$ to a few percent.
 # - $r_\infty$ does not depend on $n$. It depends on the mean **square** of the off-diagonal entries and grows
 #   without bound when they vanish, while $r_\text{eff}(n) \le n$.
 # - Values near 1 mean one dominant eigenvalue. With a large common part (shifted inputs, a large bias, the deep
@@ -991,7 +1058,7 @@ nh.check_close("question 5 (c): ReLU with σ_b = 0.5 on x, 3x: λ_min/λ_max (0.
 # **What is true:** the two frameworks could not be found; use mean-field theory, tensor programs and μP (lesson
 # [05b](05b_parameterization.ipynb)), or $1/n$ expansions. The sharpness hovering at $2/\eta$ (Cohen et al. 2021)
 # needs a *changing* NTK (progressive sharpening), outside the kernel regime; lesson 07 shows only the stability
-# threshold of the linearized model. Established accounts of grokking describe a transition from lazy to
+# threshold of the linearized model. Recent accounts of grokking describe a transition from lazy to
 # feature-learning dynamics (Kumar et al. 2024; Lyu et al. 2024), beyond the NTK. The frequency principle (spectral
 # bias) was observed in experiments (Rahaman et al. 2019; Xu et al. 2019); in the kernel regime it is proved (Basri
 # et al. 2019; Cao et al. 2019): mode $k$ is learned at a rate proportional to $\mu_k$ (lesson 06). [errata B35](../ERRATA.md#b35), [B37](../ERRATA.md#b37),

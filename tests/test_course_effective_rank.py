@@ -151,6 +151,15 @@ def test_circle_fit_is_ridgeless_regression():
     target = np.cos(3 * theta_test.numpy())
     expected = ((fit - target) ** 2).mean() / (target ** 2).mean()
     assert course.circle_fit(arch, 3, n) == pytest.approx(expected, rel=1e-5), f"expected {expected}"
+    expected_norm = (fit ** 2).mean() / (target ** 2).mean()
+    assert course.circle_fit_norm(arch, 3, n) == pytest.approx(expected_norm, rel=1e-5), f"expected {expected_norm}"
+
+
+def test_without_the_target_harmonic_the_error_is_one_plus_the_fits_size():
+    # one bias-free ReLU layer has mu_3 = 0: the interpolant is orthogonal to cos 3θ on the equally spaced test grid
+    for n in (32, 100):
+        error, size = course.circle_fit(nh.mlp(1), 3, n), course.circle_fit_norm(nh.mlp(1), 3, n)
+        assert error == pytest.approx(1 + size, abs=1e-8), f"expected {1 + size}, measured {error}"
 
 
 def test_a_missing_mercer_coefficient_is_not_learned_and_a_present_one_is():

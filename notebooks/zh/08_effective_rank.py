@@ -46,12 +46,17 @@ course.idea_figure()
 plt.show()
 
 # %% [markdown]
-# 两幅图是同一个核（单隐藏层 ReLU 网络的 NTK）在同样 200 个随机方向上的谱。右图把每个输入的每个坐标都加了 3：
-# 所有输入现在都有一个很大的公共部分，核也就有一个很大的常数部分，一个特征值占去了迹的 86 %。但核能拟合的函数并没有
-# 变成一维的；本课会把这一点讲清楚。左图呈阶梯状：先是一个特征值（占迹的 19 %，沿常数向量），然后约十个各占 3–7 %，
-# 再降到 1 %。在球面上，特征函数是球谐函数：第一级是 0 次（一个函数，即常数），接下来的十个是 1 次（$d = 10$ 个线性函数），
-# 只抽取 200 个输入使它们显得参差不齐：10 维空间中 200 个随机点的样本协方差，其特征值大致分布在
-# $(1 \pm \sqrt{10/200})^2$ 的范围内，即均值的 0.6 到 1.5 倍。
+# 两幅图都是单个无偏置 ReLU 隐藏层（$\sigma_w^2 = 2$）的 NTK，作用在 $d = 10$ 维中同样的 200 个随机方向上。右图把每个输入的
+# 每个坐标都加了 3。所有输入现在都有一个很大的公共部分。这一平移给核带来一个很大的常数部分，同时也改变了输入之间的夹角
+# （见“接近 1 意味着一个特征值占主导”一节）。现在一个特征值占去了迹的 86 %。但核能拟合的函数并没有变成一维的；本课会把
+# 这一点讲清楚。
+#
+# **左图的阶梯。** 一个特征值占迹的 19 %（沿常数向量）。接着约十个各占 3–7 %，然后份额降到 1 %。为什么？在球面上，核的
+# 特征函数是球谐函数。第一级是 0 次：一个函数，即常数。接下来的十个是 1 次：$d = 10$ 个线性函数 $x_j$。
+#
+# 这十个为什么不相等？Gram 矩阵的 1 次部分是 $c\,XX^\top/d$（某个 $c > 0$），其中 $X$ 的各行是输入。它的非零特征值就是
+# $d \times d$ 矩阵 $c\,X^\top X/d$ 的特征值，而这个矩阵是输入的样本协方差 $X^\top X/n$ 的 $cn/d$ 倍（真实协方差为 $I$）。
+# 10 维空间中 200 个随机点的样本协方差，其特征值大致分布在 $(1 \pm \sqrt{10/200})^2$ 的范围内，即 0.6 到 1.5。
 
 # %% tags=["check"]
 idea_spectrum = nh.eigenvalues(nh.mlp(1).kernel(nh.sphere(200, 10, seed=7)).ntk).numpy()
@@ -103,9 +108,9 @@ nh.check_close("r_eff of ¾I + ¼11ᵀ, n = 40 (11.64)", nh.effective_rank(0.75 
 #
 # $$\boxed{\,r_\text{eff} \;\to\; r_\infty = \frac{m_1^2}{m_\text{off}}\,}$$
 #
-# 对角元为常数时（$m_2 = m_1^2$，例如在球面上），这两个期望之比为
-# $n^2m_1^2/(n m_1^2 + n(n-1)m_\text{off}) = n r_\infty/(n - 1 + r_\infty)$。它是期望之比，而不是比值的期望，所以有限样本
-# 只在几个百分点以内服从它。
+# **有限 $n$ 时**（一个启发式公式）。对角元为常数时（$m_2 = m_1^2$，例如在球面上），这两个期望之比为
+# $n^2m_1^2/(n m_1^2 + n(n-1)m_\text{off}) = n r_\infty/(n - 1 + r_\infty)$。它是期望之比，而不是比值的期望。所以有限样本
+# 只在几个百分点以内服从它，而且只在对角元为常数时如此。下文称它为“有限 $n$ 的启发式公式”。
 #
 # 这对**每一个**二阶矩有限的核都成立，并非 NTK 特有。$r_\infty$ 也是核*算子*的
 # 参与比：对它的 Mercer 特征值 $\mu_i$（按重数计），$m_1 = \sum_i\mu_i$，$m_\text{off} = \sum_i\mu_i^2$。
@@ -113,31 +118,40 @@ nh.check_close("r_eff of ¾I + ¼11ᵀ, n = 40 (11.64)", nh.effective_rank(0.75 
 # %% [markdown]
 # **实验的设置：**
 #
-# - 球面 $S^9$（$d = 10$，半径 $\sqrt{10}$）上的均匀输入，无偏置网络；$r_\infty$ 通过对两个输入之间的夹角做数值积分得到
-#   （`nh.effective_rank_limit`）；
-# - 平移后的输入（每个坐标 $+3$）不在球面上：对它们我们只做测量；
-# - ReLU 网络取 $\sigma_w^2 = 2$，erf 网络取 $\sigma_w = 1$。`nh.mlp` 对每一层（包括读出层）都用同一个 $\sigma_w$，而
-#   $r_\infty$ 依赖于这一约定。无偏置 ReLU 核的形状与 $\sigma_w$ 无关（$\sigma_w$ 只缩放它）；erf 核的形状则与之有关。
+# - 输入在球面 $S^9$ 上均匀分布（$d = 10$，半径 $\sqrt{10}$）；网络都没有偏置；
+# - **深度** $L$ 始终指隐藏层的个数；线性读出层不计在内；
+# - ReLU 网络取 $\sigma_w^2 = 2$，erf 网络取 $\sigma_w = 1$。`nh.mlp` 对每一层（包括读出层）使用同一个 $\sigma_w$。无偏置 ReLU
+#   核的形状不依赖于 $\sigma_w$（$\sigma_w$ 只是缩放它）；erf 核的形状则依赖于它。每幅图的标题都写明它的 $\sigma_w$；
+# - $r_\infty$ 由数值积分求得（`nh.effective_rank_limit`）。在球面上，无偏置的核只依赖于夹角的余弦 $t = x\cdot x'/d$，
+#   $k(x,x') = k(t)$。两个独立均匀方向的余弦在 $[-1, 1]$ 上的密度为 $p_d(t) \propto (1 - t^2)^{(d-3)/2}$。于是
+#
+#   $$r_\infty = \frac{k(1)^2}{\int_{-1}^{1} k(t)^2\,p_d(t)\,dt};$$
+#
+# - 平移后的输入（每个坐标 $+3$）不在球面上：对它们我们只做测量。
 
 # %%
 sweeps = {name: course.rank_sweep(name) for name in course.CASES}
 sizes = list(course.SIZES)
 fig, ax = plt.subplots(figsize=(9.0, 4.2))
-for color, (name, sweep) in zip(PALETTE, sweeps.items()):
+colors = [PALETTE[0], PALETTE[1], PALETTE[2], PALETTE[3], PALETTE[7]]   # the offset inputs in black
+for color, marker, (name, sweep) in zip(colors, "o^sDv", sweeps.items()):
     text = nh._("{name}: off the sphere, no r∞").format(name=course.case_label(name))
     if sweep.limit is not None:
         text = nh._("{name}: r∞ = {limit:.2f}").format(name=course.case_label(name), limit=sweep.limit)
-    ax.semilogx(sizes, sweep.raw, "o", color=color, label=text)
+    filled = sweep.limit is not None     # the offset inputs: hollow markers
+    ax.semilogx(sizes, sweep.raw, marker, color=color, mfc=color if filled else "none", ms=7, label=text)
     if sweep.limit is not None:
         ax.semilogx(sizes, sweep.predicted(), "-", color=color, lw=1)
         ax.axhline(sweep.limit, color=color, ls="--", lw=0.8)
-ax.plot([], [], "k-", lw=1, label=nh._("the law n r∞/(n − 1 + r∞)"))
+ax.plot([], [], "k-", lw=1, label=nh._("heuristic n r∞/(n − 1 + r∞), constant diagonal"))
 ax.plot([], [], "k--", lw=0.8, label=nh._("its limit r∞ (dashed)"))
 nh.plotting.width_ticks(ax, sizes)
 ax.set_xlabel(nh._("number of inputs n"))
 ax.set_ylabel(nh._("effective rank"))
 ax.set_title(nh._("r_eff climbs to a constant r∞ (dashed): {a:.1f}, {b:.1f}, {c:.1f} for the three NTKs;\n"
-                  "near 1 for the deep NNGP ({d:.2f}) and the offset inputs ({e:.2f})").format(
+                  "near 1 for the deep NNGP ({d:.2f}) and the offset inputs ({e:.2f}) · "
+                  "ReLU σ_w² = 2, erf σ_w = 1")
+             .format(
     a=sweeps["ReLU NTK, 1 layer"].limit, b=sweeps["erf NTK"].limit, c=sweeps["ReLU NTK, 50 layers"].limit,
     d=sweeps["ReLU NNGP, 50 layers"].limit, e=sweeps["ReLU NTK, inputs + 3"].raw[-1]), fontsize=11)
 ax.legend(fontsize=9, loc="center left", bbox_to_anchor=(1.0, 0.5))
@@ -163,10 +177,10 @@ nh.check_close("offset inputs: r_eff at n = 50 … 800 (1.36–1.38)", sweeps["R
                np.full(len(sizes), 1.37), atol=0.015)
 
 # %% [markdown]
-# 这组扫描中的无偏置 NTK 分别趋于 $r_\infty$ = 16.7（单隐藏层 ReLU）、12.0（50 层）和 13.7（erf），有限 $n$ 的点与
-# $n r_\infty/(n-1+r_\infty)$ 的偏差在 3 % 以内。有两条曲线贴近 1：50 层 ReLU 网络的 NNGP（它已退化成几乎为常数的核，
-# 第 02 课），以及平移后的输入。这些数值属于这些核、这个球面：加上偏置、换一种输入或换一个深度，数值就不同（见课末的
-# 交互探索）。
+# 这组扫描中的无偏置 NTK 分别趋于 $r_\infty$ = 16.7（单隐藏层 ReLU）、12.0（50 个隐藏层）和 13.7（erf，单隐藏层）。
+# 有限 $n$ 的点与启发式公式 $n r_\infty/(n-1+r_\infty)$ 的偏差在 3 % 以内。有两条曲线贴近 1：50 层 ReLU 网络的 NNGP（它已退化成
+# 几乎为常数的核，第 02 课），以及平移后的输入。这些数值属于这些核、这个球面：加上偏置、换一种输入或换一个深度，数值就
+# 不同（见课末的交互探索）。
 #
 # **解释一下。** 50 层的 NTK 的 $r_\infty$ 比单层的*更小*。第 02 课说，随着深度增加，归一化的无偏置 ReLU NTK 在不同输入上
 # 趋于 $\tfrac34 I + \tfrac14\mathbf 1\mathbf 1^\top$。这个极限的 $r_\infty$ 是多少？$r_\infty$ 会随深度一直减小吗？
@@ -175,7 +189,7 @@ nh.check_close("offset inputs: r_eff at n = 50 … 800 (1.36–1.38)", sweeps["R
 #
 # 对 $K = \tfrac34 I + \tfrac14\mathbf 1\mathbf 1^\top$，$m_1 = 1$，$m_\text{off} = \tfrac1{16}$，所以
 # $r_\infty = 16$。这个极限趋近得很慢：深度 50 时非对角元素的均方根仍是对角元的 $1/\sqrt{12.05} = 0.29$，
-# 大于 $\tfrac14$，于是这里测得 12.0。所以 $r_\infty$ 并不一直减小：它从深度 1 的 16.7 降到深度 8 附近的约 9.5，
+# 大于 $\tfrac14$，于是这里测得 12.0。所以 $r_\infty$ 并不一直减小：它从深度 1 的 16.7 降到深度 8–10 处的最小值约 9.5，
 # 然后缓慢地回升，趋向 16（深度 400 时为 15.1）。
 #
 # </details>
@@ -184,6 +198,10 @@ nh.check_close("offset inputs: r_eff at n = 50 … 800 (1.36–1.38)", sweeps["R
 relu_by_depth = [nh.effective_rank_limit(nh.mlp(L), 10) for L in (1, 8, 50, 400)]
 nh.check_close("bias-free ReLU NTK: r∞ at depths 1, 8, 50 (16.7, 9.5, 12.0)", np.divide(relu_by_depth[:3],
                [16.7, 9.48, 12.05]), [1.0] * 3, rtol=0.003)
+middle_depths = [nh.effective_rank_limit(nh.mlp(L), 10) for L in range(6, 13)]
+nh.check_that("bias-free ReLU NTK: the smallest r∞ of depths 6 … 12 lies at a depth from 8 to 10",
+              8 <= 6 + int(np.argmin(middle_depths)) <= 10, measured=str(np.round(middle_depths, 2)),
+              expected="minimum at depth 8, 9 or 10")
 nh.check_close("bias-free ReLU NTK, depth 400: r∞ (15.1)", relu_by_depth[3], 15.09, atol=0.005)
 nh.check_close("depth 50: root mean square off-diagonal / diagonal (0.29)", relu_by_depth[2] ** -0.5, 0.29,
                atol=0.005)
@@ -194,12 +212,18 @@ nh.check_close("depth 50, n = 800: measured root mean square off-diagonal / diag
 # %% [markdown]
 # ### 当非对角元素消失时
 #
-# 这条定律涉及非对角元素的均**方**。下面这一族核说明了这意味着什么：$\sigma_w = 2$ 的无偏置 erf 网络的 NTK，处在第 02 课的
-# 混沌相中，两个不同且不对径的输入的相关系数随深度衰减到 0（$-1$ 保持为 $-1$：网络是奇函数）。没有偏置时，erf 恰好在
-# $\sigma_w > \sqrt\pi/2 \approx 0.89$ 时处于混沌相（$\chi_1 > 1$）；在这个值或更小时，方差反而随深度消失（第 02 课）。这个核是奇的，
-# $k(x, -x') = -k(x, x')$，所以在**每个**深度上，非对角元素的均值都恰好为 0。
+# 定律为什么用非对角元素的均**方**，而不用它们的均值？一族非对角元素均值始终为 0 的核可以显示两者的差别。
 #
-# **先预测一下。** 如果 $r_\infty$ 由非对角元素的*均值*（相对于对角元）决定，它在每个深度上都会相同。它会相同吗？
+# 这一族核：无偏置 erf 网络的 NTK，取 $\sigma_w = 2$（注意：不是扫描中的 $\sigma_w = 1$），深度从 1 到 16。erf 是奇函数，所以
+# 没有偏置时核也是奇的：$k(x, -x') = -k(x, x')$。在球面上 $x'$ 与 $-x'$ 出现的可能性相同，所以非对角元素的均值在**每个**
+# 深度上都恰好为 0。
+#
+# 网络所处的位置：$\sigma_w = 2$ 位于第 02 课的混沌相（$\chi_1 > 1$）。对无偏置 erf，这恰好发生在
+# $\sigma_w > \sqrt\pi/2 \approx 0.89$ 时。原因：$\operatorname{erf}'(0) = 2/\sqrt\pi$，所以方差 $q$ 很小时，一层把
+# $q \mapsto \sigma_w^2\cdot\tfrac4\pi\,q$。当 $\sigma_w^2 < \pi/4$ 时不动点 $q = 0$ 是稳定的；这时信号随深度消失。高于这个值时，
+# 方差稳定在某个 $q^* > 0$。
+#
+# **先预测一下。** 如果 $r_\infty$ 由非对角元素的*均值*（相对于对角元）决定，那么它在每个深度上都会一样。会这样吗？
 
 # %%
 depths_chaos, sizes_chaos = [1, 2, 4, 8, 16], [50, 200, 800]
@@ -251,9 +275,12 @@ nh.check_close("depth 16: r_eff(n) / n, n = 50, 200, 800 (the ceiling)",
                [1.0] * 3, rtol=1e-3)
 
 # %% [markdown]
-# 深度 1 时非对角元素的均值为 0，但 $r_\infty$ 只有 24.7：非对角元素并不小，只是平均起来相互抵消（其均方根为对角元的
-# $1/\sqrt{r_\infty} = 0.20$）。随着深度增加，均方根下降，$r_\infty$ 在深度 16 时冲到 $4\cdot 10^7$，而每个有限的
-# $r_\text{eff}(n)$ 都爬升到它的上限 $n$。$r_\infty$ 与 $n$ 无关；只有有限的 $r_\text{eff}(n)$ 以 $n$ 为上限并趋近它。
+# 不会。深度 1 时非对角元素的均值为 0，但 $r_\infty$ 只有 24.7。非对角元素并不小；它们只是平均起来相互抵消。其均方根为
+# 对角元的 $1/\sqrt{r_\infty} = 0.20$。
+#
+# 深度为什么会改变这一点？在混沌相中，两个不同且不对径的输入的相关系数随深度衰减到 0（$-1$ 保持为 $-1$：网络是奇的）。
+# 于是非对角元素的均方根下降，$r_\infty$ 在深度 16 时冲到 $4\cdot 10^7$。每个有限的 $r_\text{eff}(n)$ 都爬升到它的上限 $n$。
+# $r_\infty$ 本身与 $n$ 无关；只有有限的 $r_\text{eff}(n)$ 以 $n$ 为上限。
 #
 # ## 接近 1 意味着“一个特征值占主导”
 #
@@ -299,14 +326,14 @@ nh.check_close("50-layer ReLU NTK, n = 800: r_eff (11.9)", deep.raw[-1], 11.9, a
 # 核的形状。纯粹的常数才给出干净的情形：$K + c\,\mathbf 1\mathbf 1^\top$（$c$ 取对角元均值的十倍）的
 # $r_\text{eff} = 1.17$，而中心化恰好还原出 $K$ 本身的 22.8，因为 $H\mathbf 1 = 0$。
 #
-# 50 层的 NTK 接近它的深度极限 $\tfrac34 I + \tfrac14\mathbf 1\mathbf 1^\top$（归一化后）：一个常数部分加上一个与单位矩阵
-# 成正比的部分。中心化只留下与单位矩阵成正比的部分，$H(\tfrac34 I + \tfrac14\mathbf 1\mathbf 1^\top)H = \tfrac34 H$，而 $H$
+# 50 层的 NTK 正在趋向它的深度极限 $\tfrac34 I + \tfrac14\mathbf 1\mathbf 1^\top$（归一化后；深度 50 时离它还有一段距离）：一个
+# 常数部分加上一个与单位矩阵成正比的部分。中心化只留下与单位矩阵成正比的部分，$H(\tfrac34 I + \tfrac14\mathbf 1\mathbf 1^\top)H = \tfrac34 H$，而 $H$
 # 有 $n - 1$ 个相等的特征值，所以这个极限中心化后的有效秩为 $n - 1$。实测：原始值 11.9，中心化后 765（共 800）。因此
 # $r_\text{eff}$ 小只说明有一个特征值很大，并不说明模型的自由度少：给核加上一个常数 $c$，随着 $c$ 增大 $r_\text{eff}$
 # 趋于 1，而它能拟合的函数只多了一个常数。
 #
-# 占主导的特征向量不一定是常数向量。取两个对径的输入簇，$\pm\sqrt{10}\,e_1$ 加上大小为 0.3 的噪声，用无偏置 erf 的 NTK
-# （一个奇核）：两个簇几乎完全反相关，一个特征值沿向量 $(1, -1, 1, -1, \dots)$ 占主导。
+# 占主导的特征向量总是常数向量吗？第二个例子：200 个输入分成两个对径的簇，交替取 $+\sqrt{10}\,e_1$ 和 $-\sqrt{10}\,e_1$，
+# 各自加上大小为 0.3 的高斯噪声。核是无偏置 erf 的 NTK（$\sigma_w = 1$），它是奇的：$k(x, -x') = -k(x, x')$。
 #
 # **先预测一下。** 对平移后的输入，中心化把 $r_\text{eff}$ 从 1.36 抬高到 15.5。在这里它会怎样？
 
@@ -322,6 +349,10 @@ nh.check_between("two clusters: |cos| of the top eigenvector with the constant v
                  0, 0.1)
 nh.check_close("two clusters: centered r_eff / r_eff (centering changes nothing)",
                clusters.centered / clusters.raw, 1.0, rtol=0.01)
+cluster_gram = nh.mlp(1, "erf", sigma_w=1.0).kernel(course.two_clusters(200, seed=0)).ntk
+alternating = torch.tensor([(-1.0) ** i for i in range(200)], dtype=torch.float64) / math.sqrt(200)
+nh.check_between("two clusters: |cos| of the top eigenvector with (1, −1, 1, −1, …) (0.998)",
+                 abs(float(torch.linalg.eigh(cluster_gram)[1][:, -1] @ alternating)), 0.995, 1)
 
 # %%
 course.centering_figure({nh._("ReLU NTK,\ninputs + 3"): (offset.raw, offset.centered),
@@ -332,7 +363,10 @@ course.centering_figure({nh._("ReLU NTK,\ninputs + 3"): (offset.raw, offset.cent
 plt.show()
 
 # %% [markdown]
-# 最后一对柱子：$r_\text{eff} = 1.26$，中心化后仍是 1.26：这里与常数模态无关。所以接近 1 的值意味着一个特征值占主导；当所有元素都有一个
+# 最后一对柱子：$r_\text{eff} = 1.26$，中心化后仍是 1.26。为什么？奇核使两个簇几乎完全反相关。于是一个特征值沿向量
+# $(1, -1, 1, -1, \dots)$ 占主导（$|\cos| = 0.998$），这个向量与常数向量正交，中心化碰不到它。这里与常数模态无关。
+#
+# 所以接近 1 的值意味着一个特征值占主导；当所有元素都有一个
 # 很大的公共部分时（平移的输入、偏置、深层 NNGP、像素），它的特征向量接近常数向量。要判断属于哪种情形，看它与常数向量的
 # 夹角余弦，或者做中心化。
 #
@@ -372,7 +406,8 @@ nh.check_close("one hidden ReLU layer on 6 antipodal pairs: its 3 smallest eigen
 # - **无偏置 erf，在 $x$ 与 $-x$ 上**：网络是奇函数，对权重的任何取值都有 $f(-x) = -f(x)$，所以它对参数的梯度也是奇的，
 #   $\Theta(-x, \cdot) = -\Theta(x, \cdot)$：$x$ 与 $-x$ 的两行互为相反数。（tanh 以及任何无偏置的奇激活函数都一样。）
 # - **无偏置 ReLU、单隐藏层，在 $x$ 与 $-x$ 上**：它的 NTK 是 $c\,x\cdot x'$ 加上 $x\cdot x'$ 的一个偶函数（第 06 课）。
-#   在 $x \to -x$ 下为奇的组合只看到线性部分，其秩等于维数 $d = 3$：12 个特征值中有 3 个为 0。
+#   原因：$\max(0, u) = u/2 + |u|/2$ 是一个线性部分加一个偶部分，核的奇部分里只留下线性部分。在 $x \to -x$ 下为奇的组合
+#   只看到这个线性部分，其秩等于维数 $d = 3$：12 个特征值中有 3 个为 0。
 # - **无偏置 ReLU，在 $x$ 与 $2x$ 上**（不在球面上）：网络是正齐次的，
 #   $f(2x) = 2f(x)$，所以 $2x$ 的那一行是 $x$ 那一行的两倍。
 #
@@ -384,8 +419,8 @@ nh.check_close("one hidden ReLU layer on 6 antipodal pairs: its 3 smallest eigen
 # - 有偏置且激活函数为非多项式的 Lipschitz 函数时，极限 NTK 在球面上正定（Jacot, Gabriel & Hongler 2018，命题 2，
 #   其网络带有偏置 $\beta > 0$）；
 # - 对单个无偏置 ReLU 隐藏层，只要任意两个输入都不平行也不反向平行，Gram 矩阵就正定（Du, Zhai, Póczos & Singh 2019）。
-#   在 $d \ge 2$ 维中从连续分布抽取的输入以概率 1 两两不平行（在 $d = 1$ 中所有输入都平行，Gram 矩阵的秩至多为 2）。
-#   这涵盖了下面在 $S^9$ 上的回归，它们都能插值；
+#   在 $d \ge 2$ 维中从连续分布抽取的输入以概率 1 两两既不平行也不反向平行。（在 $d = 1$ 中任意两个输入都平行或反向平行，
+#   Gram 矩阵的秩至多为 2。）这涵盖了下面在 $S^9$ 上的回归，它们都能插值；
 # - 对本课的其他核，我们不引用一般性的结果。像 erf 这样光滑的核，特征值衰减得很快，所以即使 Gram 矩阵可逆，
 #   在数值上也可能接近奇异。
 #
@@ -393,11 +428,13 @@ nh.check_close("one hidden ReLU layer on 6 antipodal pairs: its 3 smallest eigen
 #
 # 同样的奇偶性论证还回答了第二个问题：用 NTK 做核回归，能否学会输入方向的*每一个*连续函数？在球面上，点积核在球谐函数下
 # 是对角的（在圆周上：在 $\cos k\theta$、$\sin k\theta$ 下），每个次数 $k$ 有一个 Mercer 系数 $\mu_k$。它的函数空间在连续函数
-# 中稠密，**当且仅当每个 $\mu_k > 0$**。单个无偏置 ReLU 隐藏层对每个奇数 $k \ge 3$ 都有
-# $\mu_k = 0$（第 06 课）；从两个隐藏层起，奇数次的系数也为正（第 06 课；Bietti & Bach 2021）。我们在圆周上用 $n$ 个随机
-# 角度做无岭 NTK 回归来拟合 $\cos 3\theta$，并报告相对于 $\mathbb E\,y^2$ 的测试误差（1 = 不比预测 0 更好）。
+# 中稠密，**当且仅当每个 $\mu_k > 0$**。
 #
-# **先预测一下。** 单隐藏层时，$n$ 从 64 增加到 512，误差会下降吗？
+# 检验：在圆周上用 $n$ 个随机角度做无岭 NTK 回归（无偏置 ReLU，$\sigma_w^2 = 2$）来拟合 $\cos 3\theta$。我们报告相对于
+# $\mathbb E\,y^2$ 的测试误差：1 表示不比预测 0 更好。
+#
+# **先预测一下。** 回想上面的奇偶性论证：单个无偏置 ReLU 隐藏层的核是 $c\,x\cdot x'$ 加上一个偶函数。单隐藏层时，$n$ 从 64
+# 增加到 512，相对误差会不会降到 1 以下？两个隐藏层呢？
 
 # %%
 fit_sizes = [64, 256, 512]
@@ -411,7 +448,12 @@ print(nh._("cos 3θ, two bias-free hidden ReLU layers: relative test error {erro
 # %% tags=["check"]
 nh.check_that("one hidden ReLU layer (no bias): cos 3θ not learned, relative error > 1 at n = 64, 256, 512",
               min(fits[1]) > 1, measured=str(np.round(fits[1], 2)), expected="> 1")
-nh.check_close("one hidden ReLU layer: relative error at n = 512 (1.73)", fits[1][-1], 1.73, atol=0.01)
+nh.check_close("one hidden ReLU layer: relative error at n = 64, 256, 512 (3.1, 1.9, 1.7)", np.divide(fits[1],
+               [3.14, 1.90, 1.73]), [1.0] * 3, rtol=0.005)
+# orthogonality: the error is 1 + E f̂²/E y², with no cross term
+fit_norms = [course.circle_fit_norm(nh.mlp(1), 3, n) for n in fit_sizes]
+nh.check_close("one hidden ReLU layer: relative error − (1 + E f̂²/E y²), n = 64, 256, 512 (0)",
+               np.subtract(fits[1], np.add(1.0, fit_norms)), [0.0] * 3, atol=1e-8)
 nh.check_that("two hidden ReLU layers: relative error falls below 1e-5 by n = 512",
               fits[2][-1] < 1e-5 and fits[2][0] > fits[2][1] > fits[2][2], measured=str(fits[2]),
               expected="falling, < 1e-5")
@@ -420,8 +462,14 @@ nh.check_between("bias-free erf, cos 2θ at n = 512: relative error (about 1: an
                  1.0, 1.15)
 
 # %% [markdown]
-# 单隐藏层时，无论给多少样本，误差都保持在 1 以上（$n = 512$ 时为 1.73）：核里没有 $\cos 3\theta$ 分量，插值函数的
-# 起伏只会增加误差。两个隐藏层时误差降到 $5\cdot 10^{-7}$。同样，无偏置的 erf 网络的核是奇的，学不会偶函数 $\cos 2\theta$
+# **答案。** 单隐藏层时误差在下降（3.1、1.9、1.7），但永远降不到 1 以下。原因是正交性。单个无偏置 ReLU 隐藏层对每个
+# 奇数 $k \ge 3$ 都有 $\mu_k = 0$（第 06 课），所以 $\mu_3 = 0$。插值函数 $\hat f = \sum_i \alpha_i\,k(\theta_i, \cdot)$ 位于
+# $\mu_k > 0$ 的那些谐波张成的空间里。所以它与 $\cos 3\theta$ 正交，于是
+#
+# $$\frac{\lVert \hat f - y\rVert^2}{\lVert y\rVert^2} = 1 + \frac{\lVert \hat f\rVert^2}{\lVert y\rVert^2} \;\ge\; 1 \quad\text{for every } n.$$
+#
+# 误差趋向 1，只是因为插值函数的起伏在变小。从两个隐藏层起，奇数次的系数也为正（第 06 课；Bietti & Bach 2021），误差
+# 降到 $5\cdot 10^{-7}$。同样，无偏置的 erf 网络的核是奇的，学不会偶函数 $\cos 2\theta$
 # （$n = 512$ 时相对误差为 1.08）。有偏置且激活函数为非多项式时，每个 $\mu_k > 0$，函数空间是稠密的。
 #
 # ## 上界 $O(\sqrt{r_\infty/n})$ 不成立（综述 §4.4）
@@ -441,8 +489,7 @@ nh.check_between("bias-free erf, cos 2θ at n = 512: relative error (about 1: an
 # 实验：在 $S^9$ 上的均匀输入上做无岭 NTK 回归（单隐藏层 ReLU，$r_\infty = 16.7$），分别用真实标签 $y = \cos(2x_1)$
 # 和**随机**标签：后者是同一个函数作用在另一组独立抽取的输入上，因此与真实标签同分布，却不携带任何关于 $x$ 的信息。
 # $\operatorname{Var}(y)$ 由数值积分精确算出。测试误差在 1000 个新输入上计算，并给出其标准误。无岭回归插值训练数据，
-# 所以它的测试误差也就是它的泛化差距。（测试 MSE 与 $\sqrt{r_\infty/n}$ 的量纲不同，一个是平方误差，一个是平方根速率；
-# 真实标签的曲线贴近 $\sqrt{r_\infty/n}$ 只是巧合。）
+# 所以它的测试误差也就是它的泛化差距。图中画出一个候选上界 $10\sqrt{r_\infty/n}$（$C = 10$），并延伸到测量范围之外。
 
 # %%
 sizes_bound = [50, 100, 200, 400, 800, 1600]
@@ -454,15 +501,19 @@ for name, marker, text in [("true labels", "o-", nh._("test MSE, true labels")),
                            ("random labels", "s-", nh._("test MSE, random labels"))]:
     ax.errorbar(sizes_bound, [r.mse for r in rows[name]], yerr=[r.se for r in rows[name]], fmt=marker,
                 capsize=3, label=text)
-ax.plot(sizes_bound, [math.sqrt(r_inf / n) for n in sizes_bound], "k--",
-        label=nh._("√(r∞/n), the bound with C = 1"))
+sizes_long = np.geomspace(50, 20000, 60)
+crossing = 100 * r_inf / label_variance ** 2          # where 10 √(r∞/n) = Var(y)
+ax.plot(sizes_long, 10 * np.sqrt(r_inf / sizes_long), "k--", label=nh._("a candidate bound 10 √(r∞/n)"))
+ax.plot([crossing], [label_variance], "kx", ms=10, mew=2,
+        label=nh._("it crosses Var(y) at n ≈ {n:.0f}").format(n=crossing))
 ax.axhline(label_variance, color="k", ls=":", label=nh._("Var(y): least error for random labels"))
 ax.set_xscale("log")
 ax.set_yscale("log")
-nh.plotting.width_ticks(ax, sizes_bound)
+ax.set_xticks([50, 100, 400, 1600, 6400, 20000], ["50", "100", "400", "1600", "6400", "20000"])
 ax.set_xlabel(nh._("training set size n"))
 ax.set_ylabel(nh._("test mean squared error"))
-ax.set_title(nh._("√(r∞/n) falls to 0.1, but the random-label error never goes below Var(y)"))
+ax.set_title(nh._("Any bound C √(r∞/n) falls below Var(y) at some n; the random-label error never does\n"
+                  "(one bias-free hidden ReLU layer, σ_w² = 2, on S⁹)"))
 ax.legend(fontsize=9, loc="upper left", bbox_to_anchor=(1.0, 1.0))
 plt.show()
 print(nh._("Var(y) = {variance:.3f}; n = 1600: random-label test MSE {random:.3f} ± {se:.3f}, "
@@ -552,16 +603,20 @@ nh.check_between("residual MLP NTK on 300 digits: |cos| of the top eigenvector w
 #
 # ## 动手探索
 #
-# 交互探索画出 $r_\text{eff}$ 随 $n$ 的变化（实线）、中心化之后的值（虚线）、定律
-# $n r_\infty/(n-1+r_\infty)$（点线）以及上限 $r_\text{eff} = n$（灰线），网络是 $\sigma_w = 1.4$ 的 MLP，深度、激活函数和偏置
-# 由你选择。标题的第一行说明曲线在做什么，第二行给出 $r_\infty$ 以及 $n = 400$ 时的值。请记住，$\sigma_w = 1.4$ 高于
-# “当非对角元素消失时”一节中无偏置 erf 的阈值 $\sqrt\pi/2 \approx 0.89$。（只提供有闭式核的激活函数：tanh 的
+# 交互探索画出 $r_\text{eff}$ 随 $n$ 的变化（实线）、中心化之后的值（虚线）、启发式公式
+# $n r_\infty/(n-1+r_\infty)$（空心菱形）以及上限 $r_\text{eff} = n$（灰线），网络是 $\sigma_w = 1.4$ 的 MLP，深度、激活函数和偏置
+# 由你选择。标题的第一行说明曲线在做什么，第二行给出 $r_\infty$ 以及 $n = 400$ 时的值。（只提供有闭式核的激活函数：tanh 的
 # 数值积分每动一次滑块就要花几秒钟。）
+#
+# erf 需要用到的一个公式（第 02 课）。偏置给每一层激活前的方差 $q$ 加上 $\sigma_b^2$，$q$ 最终稳定在不动点 $q^*$。相关映射在
+# $\rho = 1$ 处的斜率为
+# $\chi_1 = \sigma_w^2\,\mathbb E\,\operatorname{erf}'(\sqrt{q^*}z)^2 = \sigma_w^2\cdot\tfrac4\pi/\sqrt{1 + 4q^*}$，
+# 其中 $z$ 为标准正态变量。$\chi_1 > 1$ 是混沌相，$\chi_1 < 1$ 是有序相。
 
 # %% tags=["nbval-ignore-output"]
 nh.widgets.live_figure(course.draw_rank, depth=nh.widgets.depth_slider(1, max=50),
                        activation=nh.widgets.activation_dropdown("relu", options=course.EXPLORER_ACTIVATIONS),
-                       sigma_b=nh.widgets.sigma_slider("sigma_b", 0.0, max=2.0))
+                       sigma_b=nh.widgets.sigma_slider(nh._("sigma_b"), 0.0, max=2.0))
 
 # %% [markdown]
 # **先预测，再验证。**
@@ -596,8 +651,8 @@ nh.widgets.live_figure(course.draw_rank, depth=nh.widgets.depth_slider(1, max=50
 # 深度 1 时 $r_\infty = 17.4$（扫描中 $\sigma_w = 1$ 时为 13.7：erf 核的形状依赖于 $\sigma_w$）。深度 50 时标题显示
 # $r_\text{eff} \approx n$：没有偏置时，$\sigma_w = 1.4$ 让 erf 处于混沌相（$\chi_1 = 1.19 > 1$），不对径的输入对的相关系数
 # 衰减到 0，非对角元素缩小到均方根只有对角元的 $9\cdot 10^{-6}$（$r_\infty = 1.3\cdot 10^{10}$），
-# $r_\text{eff}(400) = 400.0$。取 $\sigma_b = 1$，同样的深度给出 $r_\text{eff} = 1.00$。相关映射总有不动点 $\rho = 1$；偏置使它
-# 变得稳定（$q^* = 2.19$，$\chi_1 = 0.80 < 1$：第 02 课的有序相），并去掉了不动点 $\rho = 0$。所有相关系数都趋于 1，
+# $r_\text{eff}(400) = 400.0$。取 $\sigma_b = 1$，同样的深度给出 $r_\text{eff} = 1.00$。相关映射总有不动点 $\rho = 1$。偏置把方差抬高到 $q^* = 2.19$（原为 0.85），erf 在那里更平缓，所以
+# $\chi_1 = 1.96\cdot\tfrac4\pi/\sqrt{9.75} = 0.80 < 1$：$\rho = 1$ 变得稳定（第 02 课的有序相），并且偏置去掉了不动点 $\rho = 0$。所有相关系数都趋于 1，
 # 元素都趋近对角元，一个常数模态包揽一切。
 #
 # </details>
@@ -636,11 +691,15 @@ ordered_erf = nh.signal_regime("erf", sigma_w=1.4, sigma_b=1.0)
 nh.check_close("erf, σ_w = 1.4, no bias: χ₁ (1.19)", chaotic_erf.chi1, 1.19, atol=0.005)
 nh.check_close("erf, σ_w = 1.4, σ_b = 1: q*, χ₁ (2.19, 0.80)", [ordered_erf.q_star, ordered_erf.chi1],
                [2.19, 0.80], atol=0.005)
+nh.check_close("erf, σ_w = 1.4, no bias: q* (0.85)", chaotic_erf.q_star, 0.85, atol=0.005)
+for regime in (chaotic_erf, ordered_erf):
+    nh.check_close("erf, σ_w = 1.4, σ_b = 0 and 1: χ₁ / (σ_w² (4/π) / √(1 + 4q*)) (1)", regime.chi1 / (
+        1.4 ** 2 * 4 / math.pi / math.sqrt(1 + 4 * regime.q_star)), 1.0, rtol=1e-9)
 
 # %% [markdown]
 # ## 全章一张表
 #
-# 网络的每个部分对核做了什么，NTK 因此有什么性质，以及它何时不再成立。每一行都链接到展示它的那一节。记号：$L$ 为深度，
+# 全章的一张速查卡。每一行说明网络的一个部分对核做了什么，NTK 因此有什么性质，以及它何时不再成立。每一行都链接到讲解它的那一课；像 $3e\,q_0$ 这样的符号在那里以及表下的说明中定义。记号：$L$ 为深度，
 # $m$ 为宽度，$\rho$ 为两个输入的相关系数；$[x \parallel x']$ 在输入平行（$x' = ax$，$a > 0$）时为 1，否则为 0；“归一化”指除以
 # $\sqrt{\Theta(x,x)\Theta(x',x')}$。
 #
@@ -649,13 +708,13 @@ nh.check_close("erf, σ_w = 1.4, σ_b = 1: q*, χ₁ (2.19, 0.80)", [ordered_erf
 # | [MLP 的深度](02_mlp_recursion.ipynb) | 每层对 ρ 施加相关映射 | L → ∞：NNGP → 常数，归一化 NTK → ¼ + ¾·[x ∥ x′] | 不是无偏置 ReLU（见下一行）；随 L 收敛得很慢 |
 # | [MLP 的相](02_mlp_recursion.ipynb) | σ_w、σ_b 决定该映射在 ρ = 1 处的斜率 χ₁ | χ₁ < 1（有序）：相关系数 → 1，r_eff 随深度 → 1 | χ₁ > 1（混沌）：相关系数停在 1 以下；χ₁ = 1：很慢 |
 # | [CNN](03_cnn.ipynb) | 共享滤波器：每对图块位置各有一个核 | 全局平均池化：核平移不变 | 展平读出、不做池化；或填充不是循环的 |
-# | [ResNet](04_resnet.ipynb) | 跳连传递核；分支加上 α² 倍的映射 | α = 1/√L：L → ∞ 时 Θ(x,x) → 3e·q₀ | α = 1：Θ(x,x) 像 2^L 一样增长，核退化 |
+# | [ResNet](04_resnet.ipynb) | 跳连传递核；分支加上 α² 倍的映射 | α = 1/√L：L → ∞ 时 Θ(x,x) → 3e·q₀ | α = 1：Θ(x,x) 像 L·2^L 一样增长，核退化 |
 # | [层归一化](05a_normalization.ipynb) | 用对角元归一化激活前的核 | Θ 只通过 x/‖x‖ 依赖 x | 之前某层不是齐次的（偏置、erf 等） |
 # | [参数化](05b_parameterization.ipynb) | 权重与学习率如何随 m 缩放 | m → ∞ 时核冻结，例如 NTK 参数化 | μP，或有限的 m：核会变化 |
 # | [ReLU 的谱](06_activations.ipynb) | φ 的折点带来缓慢的 Mercer 衰减 | S^(d−1) 上 μ_k ~ k^(−d)：所有 k（2 层以上或有偏置） | 单个无偏置层：奇数 k ≥ 3 时 μ_k = 0 |
 # | [erf 的谱](06_activations.ipynb) | 光滑的奇函数 φ：快速的 Mercer 衰减 | 无偏置：只有奇数 k；在圆周上近似几何衰减，在 S^(d−1)（d > 2）上为指数衰减，相差多项式因子 | 有偏置时：偶数 k 也出现 |
 # | [训练动力学](07_training_dynamics.ipynb) | 对线性化网络做梯度下降 | m → ∞、学习率稳定：用 Θ 做核回归 | 不是平方损失；没训练到收敛；f₀ ≠ 0（见注） |
-# | [有效秩](#r-infinity-law)（一种诊断量） | 谱的参与比 | r_eff → r∞，看不见标签；≈ 1：一个特征值占主导 | m_off = 0（r_eff → n）；≈ 1 而没有常数模态 |
+# | [有效秩](#r-infinity-law)（一种诊断量） | 谱的参与比 | r_eff → r∞，看不见标签；≈ 1：一个特征值占主导 | m_off = 0：r_eff/n → m₁²/m₂（对角元为常数时 = 1）；≈ 1 而没有常数模态 |
 #
 # 对其中三行的说明。*训练动力学*：NTK 在训练中保持不变的条件是无限宽的极限，例如采用 NTK 参数化（或者标准参数化配合
 # $1/m$ 量级的学习率），学习率低于稳定性阈值，并且训练时间有限（梯度流：Jacot, Gabriel & Hongler 2018），或者对梯度下降在
@@ -801,8 +860,8 @@ nh.check_close("question 5 (c): ReLU with σ_b = 0.5 on x, 3x: λ_min/λ_max (0.
 # ## 小结
 #
 # - $r_\text{eff} = \operatorname{tr}(K)^2/\lVert K\rVert_F^2$ 数的是迹由多少个特征值分担。对从某个分布中抽取的输入，
-#   它对**每一个**二阶矩有限且 $m_\text{off} > 0$ 的核都趋于 $r_\infty = m_1^2/m_\text{off}$，有限 $n$ 的值服从
-#   $n r_\infty/(n-1+r_\infty)$。
+#   它对**每一个**二阶矩有限且 $m_\text{off} > 0$ 的核都趋于 $r_\infty = m_1^2/m_\text{off}$。对角元为常数时，有限 $n$ 的值
+#   在几个百分点以内服从启发式公式 $n r_\infty/(n-1+r_\infty)$。
 # - $r_\infty$ 与 $n$ 无关。它取决于非对角元素的均**方**，当它们消失时无界增长，而 $r_\text{eff}(n) \le n$。
 # - 接近 1 的值意味着一个特征值占主导。当元素有很大的公共部分时（平移的输入、大的偏置、深层 NNGP），它的特征向量接近常数
 #   向量，中心化可以去掉它；原始像素也以同样的方式给出较小的值（手写数字上为 2.3–2.5）。满秩矩阵也可以有
@@ -910,7 +969,7 @@ nh.check_close("question 5 (c): ReLU with σ_b = 0.5 on x, 3x: λ_min/λ_max (0.
 #
 # **正确的说法：** 这两个框架查无出处；可以改用平均场理论、Tensor Programs 与 μP（第
 # [05b](05b_parameterization.ipynb) 课）或 $1/n$ 展开。锐度在 $2/\eta$ 附近徘徊（Cohen et al. 2021）需要一个*变化的* NTK
-# （渐进锐化），这已在核区域之外；第 07 课只展示了线性化模型的稳定性阈值。对 Grokking 的公认解释描述的是从惰性动力学到
+# （渐进锐化），这已在核区域之外；第 07 课只展示了线性化模型的稳定性阈值。对 Grokking 的近期解释描述的是从惰性动力学到
 # 特征学习动力学的转变（Kumar et al. 2024；Lyu et al. 2024），超出了 NTK。频率原则（频谱偏置）在实验中被观察到（Rahaman
 # et al. 2019；Xu et al. 2019）；在核区域中它得到了证明（Basri et al. 2019；Cao et al. 2019）：模态 $k$ 的学习速率正比于
 # $\mu_k$（第 06 课）。

@@ -60,9 +60,10 @@ EXPLORER_SIZES = (50, 100, 200, 400)
 
 def case_label(name: str) -> str:
     """A case's name in the lesson's language ("erf NTK" stays as it is)."""
-    labels = {"ReLU NTK, 1 layer": _("ReLU NTK, 1 layer"), "ReLU NTK, 50 layers": _("ReLU NTK, 50 layers"),
-              "ReLU NNGP, 50 layers": _("ReLU NNGP, 50 layers"), "erf NTK": "erf NTK",
-              "ReLU NTK, inputs + 3": _("ReLU NTK, inputs + 3")}
+    labels = {"ReLU NTK, 1 layer": _("ReLU NTK, 1 hidden layer"),
+              "ReLU NTK, 50 layers": _("ReLU NTK, 50 hidden layers"),
+              "ReLU NNGP, 50 layers": _("ReLU NNGP, 50 hidden layers"), "erf NTK": _("erf NTK, 1 hidden layer"),
+              "ReLU NTK, inputs + 3": _("ReLU NTK, 1 hidden layer, inputs + 3")}
     return labels[name]
 
 
@@ -220,17 +221,29 @@ def singular_label(name: str) -> str:
     return labels[name]
 
 
-def circle_fit(arch, frequency: int, n: int, *, n_test: int = 1024, seed: int = 0) -> float:
-    """Relative test error E(f - y)^2 / E y^2 of ridgeless NTK regression of y = cos(frequency * theta), trained
-    on ``n`` random angles of the circle (radius sqrt 2, as ``nh.circle``) and tested on ``n_test`` equally
-    spaced ones. A kernel whose Mercer coefficient of that frequency is 0 predicts nothing of it."""
+def _circle_prediction(arch, frequency: int, n: int, n_test: int, seed: int):
+    """(prediction, target) of ridgeless NTK regression of cos(frequency * theta) on the test angles."""
     generator = torch.Generator().manual_seed(check_int("seed", seed, minimum=0))
     theta = 2 * math.pi * torch.rand(check_int("n", n, minimum=1), generator=generator, dtype=torch.float64)
     x = math.sqrt(2) * torch.stack([theta.cos(), theta.sin()], dim=1)
     theta_test, x_test = circle(check_int("n_test", n_test, minimum=1))
     y, y_test = torch.cos(frequency * theta), torch.cos(frequency * theta_test)
-    fit = kernel_regression(arch.kernel(x).ntk, arch.kernel(x_test, x).ntk, y)
+    return kernel_regression(arch.kernel(x).ntk, arch.kernel(x_test, x).ntk, y), y_test
+
+
+def circle_fit(arch, frequency: int, n: int, *, n_test: int = 1024, seed: int = 0) -> float:
+    """Relative test error E(f - y)^2 / E y^2 of ridgeless NTK regression of y = cos(frequency * theta), trained
+    on ``n`` random angles of the circle (radius sqrt 2, as ``nh.circle``) and tested on ``n_test`` equally
+    spaced ones. A kernel whose Mercer coefficient of that frequency is 0 predicts nothing of it."""
+    fit, y_test = _circle_prediction(arch, frequency, n, n_test, seed)
     return float(((fit - y_test) ** 2).mean() / (y_test ** 2).mean())
+
+
+def circle_fit_norm(arch, frequency: int, n: int, *, n_test: int = 1024, seed: int = 0) -> float:
+    """E f^2 / E y^2 on the test angles for the fit of :func:`circle_fit` (same arguments): the size of the
+    interpolant relative to the target. When f is orthogonal to the target, circle_fit = 1 + this."""
+    fit, y_test = _circle_prediction(arch, frequency, n, n_test, seed)
+    return float((fit ** 2).mean() / (y_test ** 2).mean())
 
 
 # ---------------------------------------------------------------- the O(sqrt(r_inf / n)) "bound"
@@ -326,7 +339,8 @@ def idea_figure(n: int = 200, shown: int = 30):
                      xy=(1.4, 0.95 * shares[1][0]), xytext=(5, 0.75 * shares[1][0]), fontsize=9,
                      arrowprops={"arrowstyle": "->"})
     fig.suptitle(_("r_eff counts how many eigenvalues share the trace: one big constant mode pushes it down to "
-                   "{rank:.1f}").format(rank=effective_rank(panels[1][1])))
+                   "{rank:.1f}\n(one bias-free hidden ReLU layer, σ_w² = 2)").format(
+                       rank=effective_rank(panels[1][1])))
     return fig
 
 
@@ -415,8 +429,8 @@ def describe(depth: int, activation: str, sigma_b: float) -> str:
 def numbers_line(depth: int, activation: str, sigma_b: float) -> str:
     """The explorer's numbers (last line of its title): r_inf and, at n = 400, r_eff raw and centered."""
     curves = rank_curves(depth, activation, sigma_b)
-    return _("{activation}, depth {depth}, σ_b = {sigma_b:.2f}: r∞ = {limit:.4g}; at n = 400 r_eff = {raw:.2f}, "
-             "centered {centered:.1f}").format(activation=activation, depth=depth, sigma_b=sigma_b,
+    return _("{activation}, depth {depth}, σ_w = 1.4, σ_b = {sigma_b:.2f}: r∞ = {limit:.4g}; at n = 400 "
+             "r_eff = {raw:.2f}, centered {centered:.1f}").format(activation=activation, depth=depth, sigma_b=sigma_b,
                                                limit=curves.limit, raw=curves.raw[-1],
                                                centered=curves.centered[-1])
 
@@ -434,7 +448,9 @@ def draw_rank(depth: int, activation: str, sigma_b: float) -> None:
     fig, ax = plt.subplots()
     ax.loglog(sizes, curves.raw, "o-", label="r_eff")
     ax.loglog(sizes, curves.centered, "s--", label=_("r_eff, centered"))
-    ax.loglog(sizes, [effective_rank_finite(curves.limit, n) for n in sizes], "k:", label="n r∞/(n − 1 + r∞)")
+    # the heuristic as large hollow markers, so that it stays visible where it lies on the r_eff curve
+    ax.loglog(sizes, [effective_rank_finite(curves.limit, n) for n in sizes], "kD", mfc="none", ms=11, mew=1.2,
+              label=_("heuristic n r∞/(n − 1 + r∞)"))
     ax.loglog(sizes, sizes, color="0.6", lw=1, label=_("ceiling r_eff = n"))
     width_ticks(ax, sizes)
     ax.set_ylim(0.8, 800)
