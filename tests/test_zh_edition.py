@@ -29,7 +29,7 @@ from matplotlib.figure import Figure  # noqa: E402
 
 import ntk_helpers as nh  # noqa: E402
 from conftest import load_tool  # noqa: E402
-from ntk_helpers.course import language, zh_labels  # noqa: E402
+from ntk_helpers.course import language  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 ENGLISH = sorted((ROOT / "notebooks").glob("[0-9][0-9]*_*.py"))
@@ -78,7 +78,6 @@ def chinese_texts() -> dict[str, str]:
     README's Chinese section."""
     texts = {f"notebooks/locale/zh/{name}.po": "\n".join(m.string for m in catalogs.read_catalog(name) if m.id)
              for name in catalogs.catalogs()}
-    texts["ntk_helpers/course/zh_labels.py"] = (ROOT / "ntk_helpers" / "course" / "zh_labels.py").read_text("utf-8")
     for path in sorted((ROOT / "solutions" / "chapter4").glob("ex*.py")):
         texts[path.relative_to(ROOT).as_posix()] = path.read_text(encoding="utf-8")
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -247,8 +246,8 @@ def test_the_chinese_notebook_ran_the_same_code_to_the_same_results(source):
 #: At most this share of the lines the Chinese lessons print may be English prose (issue 19: it was 73 of 206, 35 %).
 MAX_ENGLISH_SHARE = 0.03
 _ENGLISH_WORD = re.compile(r"(?<![\w\\])[A-Za-z]{2,}(?![\w(])")        # a word, not a name's part or a call
-#: Words a Chinese line keeps: code names of activations and acronyms (zh_labels.KEEP), authors, "et al.".
-_KEPT_WORDS = {w.lower() for w in zh_labels.KEEP} | {"et", "al", "gelu", "mup"}
+#: Words a Chinese line keeps: code names of activations and acronyms (language.KEEP), authors, "et al.".
+_KEPT_WORDS = {w.lower() for w in language.KEEP} | {"et", "al", "gelu", "mup"}
 
 
 def english_prose(line: str) -> bool:
@@ -360,8 +359,10 @@ def test_a_bad_language_variable_is_an_error_that_names_it(monkeypatch):
 
 
 @pytest.fixture
-def chinese():
-    """Chinese mode for one test, English again afterwards."""
+def chinese(monkeypatch, tmp_path):
+    """Chinese mode for one test, watched as the Chinese build watches it (``NTK_LABELS_REPORT`` set), English
+    again afterwards."""
+    monkeypatch.setenv(language.REPORT_VARIABLE, str(tmp_path / "labels.jsonl"))
     language.use_language("zh")
     yield language
     language.use_language("en")
@@ -373,70 +374,77 @@ def title_of(label: str) -> str:
     return ax.get_title()
 
 
-def test_titles_axis_labels_and_legend_entries_are_translated(chinese):
-    """The hook for labels not (yet) marked nh._(): every kind of matplotlib text goes through the dictionary."""
-    zh = zh_labels.LABELS
+def catalog_entry(english: str) -> str:
+    """The code catalog's Chinese for ``english`` (so that a test does not write a translation of its own)."""
+    from ntk_helpers.course import messages
+
+    translation = messages.read_catalog(messages.CATALOG).get(english)
+    assert translation, f"{english!r} has no translation in {messages.CATALOG.name}"
+    return translation
+
+
+def test_a_marked_label_is_drawn_from_the_catalog_in_every_kind_of_text(chinese):
+    """Titles, axis and colorbar labels, legend entries, annotations and figure titles show what ``nh._`` gives."""
     fig = Figure()
     ax = fig.subplots()
-    ax.plot([0, 1], [0, 1], label="ReLU, no bias")
-    ax.set_title("training loss")
-    ax.set_xlabel("depth L")
+    ax.plot([0, 1], [0, 1], label=nh._("training loss"))
+    ax.set_title(nh._("kernel entries"))
+    ax.set_xlabel(nh._("depth L"))
     legend = ax.legend()
     image = ax.imshow([[0, 1], [1, 0]])
-    colorbar = fig.colorbar(image, ax=ax, label="angle between inputs (degrees)")
-    annotation = ax.annotate("no change", (0, 0))
-    fig.suptitle("kernel entries")
-    assert (ax.get_title(), ax.get_xlabel()) == (zh["training loss"], "深度 L")
-    assert [t.get_text() for t in legend.get_texts()] == [zh["ReLU, no bias"]]
-    assert colorbar.ax.get_ylabel() == zh["angle between inputs (degrees)"]
-    assert annotation.get_text() == zh["no change"]
-    assert fig.get_suptitle() == zh["kernel entries"]
-    assert ax.get_lines()[0].get_label() == "ReLU, no bias", "the artist's own label stays as the code set it"
+    colorbar = fig.colorbar(image, ax=ax, label=nh._("width m"))
+    annotation = ax.annotate(nh._("no change"), (0, 0))
+    fig.suptitle(nh._("depth"))
+    assert (ax.get_title(), ax.get_xlabel()) == (catalog_entry("kernel entries"), catalog_entry("depth L"))
+    assert [t.get_text() for t in legend.get_texts()] == [catalog_entry("training loss")]
+    assert colorbar.ax.get_ylabel() == catalog_entry("width m")
+    assert annotation.get_text() == catalog_entry("no change")
+    assert fig.get_suptitle() == catalog_entry("depth")
+    assert not chinese.untranslated() & {"training loss", "kernel entries", "depth L", "width m", "no change"}
 
 
-def test_templates_translate_labels_built_from_numbers_and_names(chinese):
-    assert title_of("depth 3, dilation 1, stride 2: 8 output units") == "深度 3，扩张 1，步长 2：8 个输出单元"
-    assert title_of("output after 350 steps") == "350 步之后的输出"
-    assert title_of("test MSE, random labels") == "测试 MSE，随机标签", "a name inside a template"
-    assert title_of("network − own linearization: slope -0.56 ± 0.05") == \
-        f"{zh_labels.LABELS['network − own linearization']}：斜率 -0.56 ± 0.05", "a label inside a template"
+def test_nothing_translates_a_label_behind_the_lessons_back(chinese):
+    """No dictionary: an unmarked English label is drawn as the code wrote it (and recorded, next test)."""
+    for label in ["training loss", "depth L", "kernel entries"]:
+        assert title_of(label) == label, f"{label!r} was changed to {title_of(label)!r}"
+    assert not (ROOT / "ntk_helpers" / "course" / "zh_labels.py").exists(), "the label dictionary is back"
 
 
-def test_mathematics_numbers_and_kept_names_stay_as_they_are(chinese, monkeypatch):
-    for label in [r"$\Theta(x, x')$ at $L = 3$", "0.25", "−1.5", r"$\mathdefault{10^{2}}$", "σ_w² = 2", "relu",
-                  "NTK  Θ(x,x′)/Θ(x,x)", "r_eff, n = 50", "tanh: log χ₁"]:
+def test_mathematics_numbers_and_kept_names_are_not_recorded(chinese):
+    labels = [r"$\Theta(x, x')$, $L = 3$", "0.25", "−1.5", r"$\mathdefault{10^{2}}$", "σ_w² = 2", "relu",
+              "NTK  Θ(x,x′)/Θ(x,x)", "r_eff, n = 50", "tanh: log χ₁", r"矩阵元 $\Theta(x_i,x_j)$"]
+    for label in labels:
         assert title_of(label) == label
-    monkeypatch.setitem(zh_labels.LABELS, r"entries $\Theta(x_i,x_j)$", r"矩阵元 $\Theta(x_i,x_j)$")
-    assert title_of(r"entries $\Theta(x_i,x_j)$") == r"矩阵元 $\Theta(x_i,x_j)$", "math kept inside"
-    assert not chinese.untranslated() & {"relu", "r_eff, n = 50", "tanh: log χ₁"}
+    assert not chinese.untranslated() & set(labels), sorted(chinese.untranslated() & set(labels))
 
 
-def test_an_english_label_without_translation_is_drawn_as_it_is_and_recorded(chinese, monkeypatch, tmp_path):
-    report = tmp_path / "labels.jsonl"
-    monkeypatch.setenv("NTK_LABELS_REPORT", str(report))
+def test_an_english_label_without_translation_is_drawn_as_it_is_and_recorded(chinese, tmp_path):
     label = "a caption nobody translated ($x^2$, 3 layers)"
     assert title_of(label) == label
     assert label in chinese.untranslated()
-    records = [json.loads(line) for line in report.read_text(encoding="utf-8").splitlines()]
+    records = [json.loads(line) for line in (tmp_path / "labels.jsonl").read_text(encoding="utf-8").splitlines()]
     assert {"untranslated": label} in records
-    assert load_tool("build_zh").read_report(report) == (False, [label]), "no 'zh' header: not a Chinese run"
+    assert load_tool("build_zh").read_report(tmp_path / "labels.jsonl") == (True, [label])
 
 
 def test_sliders_and_dropdowns_are_labelled_in_chinese_and_keep_their_values(chinese):
     import ipywidgets
 
-    assert nh.widgets.depth_slider().description == "深度"
-    assert nh.widgets.sigma_slider("sigma_b", 0.5).description == "σ_b"
-    setting = nh.widgets.dropdown("setting", "standard, η = 1/m", options=["NTK, η = 0.5", "standard, η = 1/m"])
-    assert (setting.description, setting.value, setting.label) == ("设置", "standard, η = 1/m", "标准参数化，η = 1/m")
-    assert setting.options == ("NTK, η = 0.5", "standard, η = 1/m"), "the lesson's options are unchanged"
-    box = ipywidgets.interactive(lambda width: None, width=(1, 5))           # description set after creation
-    assert box.children[0].description == "宽度"
+    assert nh.widgets.depth_slider().description == catalog_entry("depth")
+    assert nh.widgets.sigma_slider("σ_b", 0.5).description == "σ_b"
+    options = [(nh._("training loss"), "loss"), (nh._("kernel entries"), "entries")]
+    menu = nh.widgets.dropdown(nh._("width m"), "entries", options=options)
+    assert (menu.description, menu.value, menu.label) == (catalog_entry("width m"), "entries",
+                                                          catalog_entry("kernel entries"))
+    assert menu.options == tuple(options), "the lesson's (label, value) pairs are unchanged"
+    box = ipywidgets.interactive(lambda steps: None, steps=(1, 5))           # a description nobody marked
+    assert box.children[0].description == "steps"
+    assert "steps" in chinese.untranslated(), "an unmarked slider name is recorded like an unmarked plot label"
 
 
 def test_english_changes_nothing(chinese):
     chinese.use_language("en")
-    assert title_of("depth L") == "depth L"
+    assert title_of(nh._("depth L")) == "depth L"
     assert nh.widgets.depth_slider().description == "depth"
     assert language.FONT_NAME not in matplotlib.rcParams["font.family"]
     chinese.use_language("en")                                               # idempotent
@@ -450,6 +458,21 @@ def test_english_lessons_import_no_plotting_and_patch_nothing():
     env = {k: v for k, v in os.environ.items() if k != "NTK_LESSON_LANGUAGE"} | {"OMP_NUM_THREADS": "1"}
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True)
     assert result.stdout.strip() == "ok", result.stderr[-2000:]
+
+
+def test_a_learners_chinese_kernel_patches_nothing_and_a_watched_one_only_watches():
+    """A Chinese lesson opened by a learner (no report file) leaves matplotlib and ipywidgets as they are; the
+    build's watched run wraps Text.set_text, and the wrapper changes no text."""
+    code = ("import ntk_helpers, matplotlib; from matplotlib.text import Text; from matplotlib.figure import Figure; "
+            "ax = Figure().subplots(); ax.set_title('training loss'); "
+            "print(hasattr(Text.set_text, '__wrapped__'), ax.get_title())")
+    env = {k: v for k, v in os.environ.items() if k != language.REPORT_VARIABLE}
+    env |= {"NTK_LESSON_LANGUAGE": "zh", "OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg"}
+    plain = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert plain.stdout.strip() == "False training loss", plain.stderr[-2000:]
+    watched = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                             env=env | {language.REPORT_VARIABLE: os.devnull})
+    assert watched.stdout.strip() == "True training loss", watched.stderr[-2000:]
 
 
 def draw(label: str) -> None:
@@ -471,7 +494,7 @@ def test_chinese_labels_render_without_missing_glyphs(chinese):
             draw("有效秩随深度变化（测试 MSE），σ_w² = 2")
 
 
-# --- the dictionary: no stale entry, no English label left ---------------------------------------------------
+# --- kept names: each one used by some code -------------------------------------------------------------------
 
 def choices(expression) -> list[str] | None:
     """The strings an f-string's {…} can be when it is a constant or ``'a' if … else 'b'``; None otherwise."""
@@ -487,7 +510,7 @@ def code_strings() -> tuple[set[str], list[re.Pattern]]:
     """Every string constant in the lessons' code cells and in ntk_helpers, and every f-string with some words
     as a pattern (each {…} matches anything)."""
     sources = [cell.source for path in ENGLISH for cell in jupytext.read(path).cells if cell.cell_type == "code"]
-    sources += [p.read_text(encoding="utf-8") for p in (ROOT / "ntk_helpers").rglob("*.py") if p.name != "zh_labels.py"]
+    sources += [p.read_text(encoding="utf-8") for p in (ROOT / "ntk_helpers").rglob("*.py") ]
     constants, patterns = set(), []
     for source in sources:
         for node in ast.walk(ast.parse(source)):
@@ -501,23 +524,11 @@ def code_strings() -> tuple[set[str], list[re.Pattern]]:
     return constants, patterns
 
 
-def test_every_dictionary_entry_is_used_by_some_lesson_or_ntk_helpers():
-    constants, patterns = code_strings()
-    built = lambda text: text in constants or any(p.fullmatch(text) for p in patterns)
-    # a label may also be built in two steps: label = "..."; label += f"..."
-    producible = lambda text: built(text) or any(text.startswith(c) and built(text[len(c):]) for c in constants if c)
-    stale = [key for key in zh_labels.LABELS if not producible(key)]
-    assert not stale, f"entries of zh_labels.LABELS that no code draws any more: {stale}"
-    for pattern, replacement, example in zh_labels.TEMPLATES:
-        assert re.fullmatch(pattern, example, re.S), f"template {pattern!r} does not match its example {example!r}"
-        assert producible(example), f"template {pattern!r}: no code draws a label like {example!r} any more"
-        assert CHINESE_TEXT.search(replacement), f"template {pattern!r} has no Chinese"
+def test_every_kept_name_is_used_by_some_lesson_or_ntk_helpers():
+    """language.KEEP (names that stay as they are in Chinese) holds no name that no code writes any more."""
+    constants, _patterns = code_strings()
     words = {w for text in constants for w in re.findall(r"[A-Za-z][A-Za-z_]*", text)}
-    assert not zh_labels.KEEP - words, f"KEEP words that no code uses: {sorted(zh_labels.KEEP - words)}"
-    for key, value in zh_labels.LABELS.items():
-        # a label that stays (symbols only) maps to itself; any other leaves Chinese or no English word
-        assert value == key or CHINESE_TEXT.search(value) or not language.english_words(value), f"{key!r} → {value!r}"
-        assert set(re.findall(r"\$[^$]*\$", key)) == set(re.findall(r"\$[^$]*\$", value)), f"{key!r}: math changed"
+    assert not language.KEEP - words, f"KEEP words that no code uses: {sorted(language.KEEP - words)}"
 
 
 SWEEP = """

@@ -12,9 +12,10 @@ own folder ``notebooks/zh``, so that
 ``ntk_helpers`` draws its plots and sliders in Chinese (``ntk_helpers/course/language.py``). The code is the
 same, so every printed number is the English lesson's (``tests/test_zh_edition.py`` checks both).
 
-The build fails when a lesson draws a label that holds English words and has no entry in
-``ntk_helpers/course/zh_labels.py``, or when it could not run in Chinese at all (the font package
-``mplfonts`` missing): the kernel lists such labels in the file named by ``NTK_LABELS_REPORT``.
+The build fails when a lesson draws a label that holds English words (one not marked ``nh._()``, or marked but
+not translated in the code catalog), or when it could not run in Chinese at all (the font package ``mplfonts``
+missing): the kernel, watched (``ntk_helpers/course/language.py``), lists such labels in the file named by
+``NTK_LABELS_REPORT``.
 """
 
 from __future__ import annotations
@@ -106,8 +107,9 @@ def build(source: Path) -> float:
         raise SystemExit(f"{name}: the lesson ran without Chinese labels (is the font package mplfonts installed? "
                          "`make setup` installs it)")
     if untranslated:
-        raise SystemExit(f"{name}: labels with English words and no Chinese translation; add them to "
-                         "ntk_helpers/course/zh_labels.py:\n" + "\n".join(map(repr, untranslated)))
+        raise SystemExit(f"{name}: text drawn in English; mark it nh._(\"...\") where the code draws it, then "
+                         "`make zh-catalog` and translate it in ntk_helpers/course/locale/zh/ntk_helpers.po:\n"
+                         + "\n".join(map(repr, untranslated)))
     target = source.with_suffix(".ipynb")
     nb = nbformat.read(target, as_version=4)
     nb.metadata["language"] = "zh"

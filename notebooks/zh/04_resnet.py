@@ -925,7 +925,7 @@ nh.check_between("α = 1/L: (2 − its ratio) / its standard error (about 2)",
 # %% tags=["nbval-ignore-output"]
 print(course.explorer_line(16, "α = 1/√L", "relu"))     # the line at the starting setting (for a static view)
 nh.widgets.live_figure(course.draw_normalized_ntk, depth=nh.widgets.depth_slider(16, max=200),
-                       scaling=nh.widgets.dropdown("scaling", "α = 1/√L", options=list(scalings)),
+                       scaling=nh.widgets.dropdown(nh._("scaling"), "α = 1/√L", options=list(scalings)),
                        activation=nh.widgets.activation_dropdown("relu", options=["relu", "erf", "gelu"]))
 
 # %% [markdown]

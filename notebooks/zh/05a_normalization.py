@@ -360,7 +360,7 @@ ax.axvline(float(frozen[0]), color=nh.plotting.PALETTE[1], lw=2,
 ax.axvline(float(large.mean()), color=nh.plotting.PALETTE[2], lw=2, ls="--",
            label=nh._("batch statistics, B = 2048: {value:.2f}").format(value=float(large.mean())))
 ax.set_xlabel(nh._("f(x₁) for {n} different batches").format(n=course.RESAMPLES))
-ax.set_ylabel("count")
+ax.set_ylabel(nh._("count"))
 ax.set_ylim(top=ax.get_ylim()[1] * 1.4)                           # room for the legend above the bars
 ax.set_title(nh._("f(x₁) moves with its batch mates; frozen, it is one value, not their mean"))
 ax.legend(fontsize="small", loc="upper left")

@@ -1,24 +1,24 @@
 """The lesson's language: English, or Chinese for the lessons in ``notebooks/zh/``.
 
-A Chinese lesson runs exactly the code of its English twin, so the code cannot say which language its plots
-should speak. :func:`lesson_language` decides from where the lesson runs; :func:`use_language` (called by
-``import ntk_helpers``) then makes matplotlib and ipywidgets show the lesson's language:
+A Chinese lesson runs exactly the code of its English twin, so the code cannot say which language it speaks.
+:func:`lesson_language` decides from where the lesson runs; :func:`use_language` (called by ``import
+ntk_helpers``) then sets up the lesson's language:
 
 - ``lesson_language()``: the environment variable ``NTK_LESSON_LANGUAGE`` ("en" or "zh") if it is set, else
   "zh" when the current folder is named ``zh`` (Jupyter, Voilà and nbval start a notebook's kernel in the
   notebook's folder), else "en".
-- ``use_language("zh")``: registers the CJK font of the pip package ``mplfonts`` (Noto Sans CJK SC) with
-  matplotlib, first in ``font.family`` (DejaVu Sans after it draws what it lacks), and translates through the
-  dictionary ``zh_labels`` every text that matplotlib draws (titles, axis and colorbar labels, legend entries,
-  annotations: all of them pass through ``matplotlib.text.Text.set_text``) and every ipywidgets label (a
-  control's ``description`` and the option labels of dropdowns and selection sliders; the options' values stay
-  the English ones, so the lesson's code sees what it expects).
-  ``use_language("en")`` changes nothing (it undoes an earlier "zh").
+- ``use_language("zh")``: text marked the gettext way (``nh._("...")``: printed lines, plot titles, axis and
+  legend labels, slider names, dropdown option labels) comes from the catalog (``messages``), and the CJK font
+  of the pip package ``mplfonts`` (Noto Sans CJK SC) is registered with matplotlib, first in ``font.family``
+  (DejaVu Sans after it draws what it lacks). ``use_language("en")`` changes nothing (it undoes an earlier "zh").
 
-Text the dictionary does not know and that holds an English word is drawn as it is and recorded in
-:func:`untranslated` (and, when the environment variable ``NTK_LABELS_REPORT`` names a file, appended to that
-file, one JSON record a line: ``tools/build_zh.py`` fails the build on it). Mathematics (``$...$``) and
-numbers are never translated.
+No text is translated behind the lesson's back: there is no label dictionary and no translating hook. To find a
+label someone forgot to mark, a Chinese run with the environment variable ``NTK_LABELS_REPORT`` set (the Chinese
+build, ``tools/build_zh.py``, and the tests) *watches* the two places every label passes, matplotlib's
+``Text.set_text`` and the ipywidgets label traits (a control's ``description``, the option labels of dropdowns
+and selection sliders): that is the one thing a marked string cannot do. A text that holds an English word
+(outside ``$...$``, not a name in :data:`KEEP`) is drawn as it is and recorded in :func:`untranslated` and, one
+JSON record a line, in that file; the build fails on it, naming the label.
 """
 
 from __future__ import annotations
@@ -31,8 +31,6 @@ import re
 import warnings
 from pathlib import Path
 
-from . import zh_labels
-
 VARIABLE = "NTK_LESSON_LANGUAGE"
 REPORT_VARIABLE = "NTK_LABELS_REPORT"
 LANGUAGES = ("en", "zh")
@@ -40,16 +38,21 @@ FONT_PACKAGE = "mplfonts"
 FONT_FILE = "NotoSansCJKsc-Regular.otf"
 FONT_NAME = "Noto Sans CJK SC"
 
-_state = {"active": "en", "requested": "en", "hooks": False, "font": None, "saved_rc": None, "warned": False}
+#: Names that stay as they are in Chinese: activations by their code names (dropdown options, titles), acronyms
+#: and names the Chinese lessons keep, functions written without ``$...$``.
+KEEP = frozenset({
+    "relu", "leaky_relu", "erf", "gelu", "tanh", "identity", "ReLU",
+    "NTK", "NNGP", "MLP", "CNN", "GAP", "ResNet", "MSE", "RMS", "SGD", "flatten",
+    "log", "exp", "cos", "Var",
+})
+
+_state = {"active": "en", "requested": "en", "watching": False, "font": None, "saved_rc": None, "warned": False}
 _untranslated: set[str] = set()
-_used: set[str] = set()
 
 _MATH = re.compile(r"(?<!\\)\$.*?(?<!\\)\$", re.S)
 #: A name: Latin letters and underscores, not a subscript (the ``eff`` of ``r_eff``) and not a TeX command.
 _NAME = re.compile(r"(?<![_\\A-Za-z])[A-Za-z][A-Za-z_]*")
 _CJK = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
-_LABELS = zh_labels.LABELS
-_TEMPLATES = [(re.compile(pattern, re.S), replacement) for pattern, replacement, _ in zh_labels.TEMPLATES]
 
 
 def lesson_language() -> str:
@@ -70,32 +73,17 @@ def lesson_language() -> str:
 
 def english_words(text: str) -> list[str]:
     """The English words of ``text`` outside ``$...$``: names that start with two or more letters (a symbol
-    such as ``x``, ``r_eff`` or ``T_s`` is no word) and are not kept in every language (``zh_labels.KEEP``:
+    such as ``x``, ``r_eff`` or ``T_s`` is no word) and are not kept in every language (:data:`KEEP`:
     NTK, ReLU, tanh, log, ...)."""
     return [name for name in _NAME.findall(_MATH.sub(" ", text))
-            if len(name.split("_")[0]) >= 2 and name not in zh_labels.KEEP]
+            if len(name.split("_")[0]) >= 2 and name not in KEEP]
 
 
-def translate(text):
-    """``text`` in the active language: unchanged in English, through ``zh_labels`` in Chinese. Anything that
-    is not a string, and strings already in Chinese, pass unchanged."""
-    if _state["active"] != "zh" or not isinstance(text, str) or not text:
-        return text
-    return _translate(text)
-
-
-def _translate(text: str) -> str:
-    if text in _LABELS:
-        _used.add(text)
-        return _LABELS[text]
-    if _CJK.search(text) or not re.search(r"[A-Za-z]", _MATH.sub(" ", text)):
-        return text
-    for pattern, replacement in _TEMPLATES:
-        match = pattern.fullmatch(text)
-        if match:
-            _used.add(pattern.pattern)
-            return re.sub(r"\\(\d)", lambda ref: _translate(match.group(int(ref.group(1))) or ""), replacement)
-    if english_words(text):
+def watch(text):
+    """``text`` unchanged; in a watched Chinese run (see the module docstring) a text that holds an English word
+    and no Chinese is recorded first. Anything that is not a string passes unchanged."""
+    if _state["active"] == "zh" and isinstance(text, str) and text and not _CJK.search(text) \
+            and english_words(text):
         record_untranslated(text)
     return text
 
@@ -116,11 +104,6 @@ def record_untranslated(text: str) -> None:
 def untranslated() -> set[str]:
     """Every text drawn in Chinese mode so far that still holds an English word (a copy)."""
     return set(_untranslated)
-
-
-def used() -> set[str]:
-    """The dictionary entries (keys of ``LABELS``, patterns of ``TEMPLATES``) used so far (a copy)."""
-    return set(_used)
 
 
 def _report(record: dict) -> None:
@@ -165,7 +148,8 @@ def use_language(language: str) -> None:
                           "or `make setup`, which installs it); plots and sliders stay in English.", stacklevel=2)
         return
     _use_font(path)
-    _install_hooks()
+    if os.environ.get(REPORT_VARIABLE):
+        _watch_labels()
     _state["active"] = "zh"
     _report({"language": "zh", "font": str(path)})
 
@@ -194,18 +178,18 @@ def _use_font(path: Path) -> None:
     mpl.rcParams["font.family"] = [FONT_NAME, *family]
 
 
-def _install_hooks() -> None:
-    """Translate at the two places every label passes: matplotlib's ``Text.set_text`` and ipywidgets' label
-    traits. The hooks call :func:`translate`, which does nothing unless the active language is "zh"."""
-    if _state["hooks"]:
+def _watch_labels() -> None:
+    """Pass every label through :func:`watch` at the two places it passes: matplotlib's ``Text.set_text`` and
+    ipywidgets' label traits. Nothing is changed; installed once per process."""
+    if _state["watching"]:
         return
-    _state["hooks"] = True
+    _state["watching"] = True
     from matplotlib.text import Text
 
     original_set_text = Text.set_text
 
     def set_text(self, s):
-        return original_set_text(self, translate(s))
+        return original_set_text(self, watch(s))
 
     set_text.__doc__ = original_set_text.__doc__
     set_text.__wrapped__ = original_set_text
@@ -218,12 +202,15 @@ def _install_hooks() -> None:
     for owner in (widget_description.DescriptionWidget, widget_button.Button):
         trait = owner.class_traits()["description"]
         original_validate = trait.validate
-        trait.validate = lambda obj, value, _validate=original_validate: translate(_validate(obj, value))
+        trait.validate = lambda obj, value, _validate=original_validate: watch(_validate(obj, value))
 
     original_make_options = widget_selection._make_options
 
     def make_options(options):
-        """(label, value) pairs with the labels translated; the values stay as the lesson wrote them."""
-        return tuple((translate(label), value) for label, value in original_make_options(options))
+        """The (label, value) pairs as ipywidgets makes them, each label watched."""
+        pairs = original_make_options(options)
+        for label, _value in pairs:
+            watch(label)
+        return pairs
 
     widget_selection._make_options = make_options
