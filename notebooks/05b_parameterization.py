@@ -55,7 +55,7 @@ plt.show()
 
 # %% [markdown]
 # Each line is a prediction for a hidden layer's pre-activations (the $\Delta h^l$ column of the table below),
-# derived below; the open points are its measurement, one SGD step at widths 128, 512 and 2048 (section "Measured:
+# derived below; the open circles and squares are its measurement, one SGD step at widths 128, 512 and 2048 (section "Measured:
 # one SGD step"), each row's points moved up or down by one constant so that their slope can be compared with
 # the line. Under the NTK parameterization a feature moves like
 # $m^{-1/2}$, under μP like $m^0$, and under the standard parameterization at a fixed learning rate the first
@@ -85,6 +85,10 @@ plt.show()
 # next sections derive them from the other columns. The standard and NTK rows have the same variances (the same
 # network at initialization) and differ only in the learning rates; μP changes the output layer's variance and
 # almost every learning rate.
+#
+# "Unstable" is a statement about a *fixed* $\eta$ as $m \to \infty$. In practice the standard parameterization
+# trains well because $\eta$ is tuned again for each width, and the best $\eta$ shrinks as the network gets wider
+# (Yang et al. 2022 measure the shift): a move in the direction of the "$\eta \propto 1/m$" row.
 
 # %% [markdown]
 # ### The variance columns: initialization names and stability at initialization
@@ -132,7 +136,8 @@ nh.check_close("He's variance: every layer's RMS ≈ √2", np.ravel(he), np.ful
 #   layer, and they do **not** cancel: for the same input they are squares, and for another input their average is
 #   the feature kernel. The sum is $\Theta(m)$, not the $\Theta(\sqrt m)$ of random signs, for the same input and
 #   for generic correlated inputs (for an odd activation without bias and orthogonal inputs the feature kernel is 0
-#   and the sum only $\Theta(\sqrt m)$; ReLU's feature kernel is always positive).
+#   and the sum only $\Theta(\sqrt m)$; ReLU's feature kernel is never negative, and it is 0 only at the first
+#   hidden layer without bias for antipodal inputs $\xi' = -\xi$, where every term is 0).
 
 # %% [markdown]
 # **The output.** It changes in two ways, $\Delta f = \Delta W^{L+1} x^L + W^{L+1}\Delta x^L$. The first term is the same
@@ -152,7 +157,8 @@ nh.check_close("He's variance: every layer's RMS ≈ √2", np.ravel(he), np.ful
 
 # %% [markdown]
 # **What the layer below passes on.** A hidden layer also passes on the change of the layer below, $W^l\Delta x^{l-1}$: $m$ terms of size
-# $m^{-1/2}\Delta x^{l-1}$ with random signs, so of the size of $\Delta x^{l-1}$ itself. In every row of the table
+# $m^{-1/2}\Delta x^{l-1}$ with random signs, so of the size of $\Delta x^{l-1}$ itself (backpropagation builds
+# $\Delta x^{l-1}$ through $(W^l)^\top$, so it also has a part aligned with $W^l$, of the same size). In every row of the table
 # that is no larger than the layer's own term; Tensor Programs IV makes the whole argument rigorous, over many
 # steps too. The biases' terms are never the largest either (every row: $\eta_b s \le$ the weights' term).
 
@@ -196,10 +202,12 @@ nh.check_close("He's variance: every layer's RMS ≈ √2", np.ravel(he), np.ful
 # updates $\eta_{L+1}\chi x^L$, of size $m^{-(2a+c)}$. With $\Delta h^1 \sim \eta_1 s\,d$ and
 # $\Delta h^l \sim \eta_l s\, m$, layer $l$'s own change has the exponent
 #
-# $$-(2a_l + c) \;-\; \min\big(a_{L+1} + b_{L+1},\; 2a_{L+1} + c\big) \;+\; 1 - \mathbb 1[l = 1].$$
+# $$e_l = -(2a_l + c) \;-\; \min\big(a_{L+1} + b_{L+1},\; 2a_{L+1} + c\big) \;+\; 1 - \mathbb 1[l = 1].$$
 #
-# A change passes upward at its own size (end of the one-step section), so the largest of these sets $\Delta x^L$,
-# and $r$ is minus the largest: the minimum over $l$ and the $c - 1$ above. Example, NTK:
+# The $\mathbb 1[l = 1]$ is there because the input layer sums $d$ terms, not $m$: one power of $m$ fewer. A change
+# passes upward at its own size (end of the one-step section), so the largest $e_l$ sets $\Delta x^L$, and $r$ is
+# minus it. Taking the minus sign inside, $-\max_l e_l = \min\big(a_{L+1} + b_{L+1},\ 2a_{L+1} + c\big) + c - 1 +
+# \min_l\big(2a_l + \mathbb 1[l = 1]\big)$: the formula for $r$. Example, NTK:
 # $\min(\tfrac12 + 0,\ 1 + 0) + 0 - 1 + \min(0 + 1,\ 1) = \tfrac12$, the $m^{-1/2}$ of the table.
 # For the standard parameterization at a fixed $\eta$ the two differ: $r = -1$, while the table's first step
 # says $m^{1/2}$. The first step starts from output weights of size $m^{-1/2}$; it adds $\eta_{L+1}\chi x^L$,
@@ -304,12 +312,22 @@ nh.check_between("μP, one step: largest factor between a point and its fitted l
                  scatter, 1, 1.25)
 nh.check_close("tanh (a smooth activation): NTK and μP one-step exponents",
                np.array(list(smooth.values())), np.array([predicted[s] for s in smooth]), atol=0.1)
+nh.check_between("Θ(1) is not large: μP's relative Δh¹ at η = 0.02, smallest over the widths (0.015)",
+                 one_step["μP, η = 0.02", 0.0][:, 0].min(), 0.015, 0.018)
+nh.check_between("Θ(1) is not large: μP's relative Δh¹ at η = 0.02, largest over the widths (0.018)",
+                 one_step["μP, η = 0.02", 0.0][:, 0].max(), 0.015, 0.018)
+antipodal = nh.sphere(1, d=8, seed=0)
+with torch.no_grad():
+    relu_features = torch.relu(course.network("ntk", 512)[0](torch.cat([antipodal, -antipodal])))
+nh.check_close("ReLU, first hidden layer without bias: the feature kernel of ξ and −ξ is 0",
+               float(relu_features[0] @ relu_features[1]), 0.0, atol=1e-12)
 
 # %% [markdown]
 # Under the NTK parameterization one step moves every feature by $m^{-1/2}$ of its size: at infinite width the
 # features, and the kernel built from them, never move. That is **lazy** training. Under μP they move by an amount
-# that does not depend on $m$ (its size is set by $\eta$; its points scatter by up to about 20 % around a flat
-# line, the noise of one seed and one step). The standard parameterization's hidden layer moves *more* as the
+# that does not depend on $m$ (its points scatter by up to about 20 % around a flat line, the noise of one seed and
+# one step). $\Theta(1)$ means independent of $m$, not large: the size is set by $\eta$, and at $\eta = 0.02$ μP's
+# $h^1$ moves by only 0.015 to 0.018 of its size. The standard parameterization's hidden layer moves *more* as the
 # network gets wider (middle panel), and its output even more ($m^{1}$, right panel), although its input layer's
 # features shrink (left panel). Biases change none of the exponents.
 
@@ -321,7 +339,9 @@ nh.check_close("tanh (a smooth activation): NTK and μP one-step exponents",
 # loss (printed below), so that they are compared at the same stage of fitting. We record the relative change of the learning-rate-weighted NTK
 # $\sum_l \eta_l \langle \partial f/\partial W^l, \partial f'/\partial W^l\rangle$ (the kernel that drives
 # $\mathrm d f/\mathrm dt$), of the hidden features $h$ themselves, of the feature kernel $\Phi\Phi^\top/m$, of all
-# the weights $\lVert w_T - w_0\rVert / \lVert w_0\rVert$, and how far the outputs moved.
+# the weights $\lVert w_T - w_0\rVert / \lVert w_0\rVert$, and how far the outputs moved. Every norm is the
+# Frobenius norm (the square root of the sum of squared entries): of the $16 \times 16$ kernel matrices on the
+# training inputs, of the $16 \times m$ matrix of features, and of all the weights together.
 
 # %%
 widths = [256, 1024, 4096]
@@ -379,7 +399,7 @@ nh.check_between("μP at η = 0.02: the feature kernel still moves by Θ(1) (sma
 # width. (At the one-step experiment's $\eta = 0.02$, μP's loss would fall only about 4 times in 50 steps: its
 # features would still move by $\Theta(1)$, but those of a network still far from fitting.) The weights move,
 # by relatively $m^{-1/2}$, and the features with them ($m^{-1/2}$, as after one step). The feature *kernel* moves
-# even less ($m^{-1}$; why: question 5 below). The NTK falls in between: slope −0.71 averaged over 3 seeds, but
+# even less ($m^{-1}$; why: Check 5 below). The NTK falls in between: slope −0.71 averaged over 3 seeds, but
 # −0.53, −0.89 and −0.72 seed by seed. Lee et al. (2019) prove a change of at most order $m^{-1/2}$ (for a smooth
 # activation, the squared loss and $\eta < \eta_\text{critical}$); for smooth activations the change is in fact of
 # order $1/m$ (Dyer & Gur-Ari 2020; Huang & Yau 2020), and with tanh the same experiment gives a slope of −1.02
@@ -389,15 +409,16 @@ nh.check_between("μP at η = 0.02: the feature kernel still moves by Θ(1) (sma
 # 0.56 to 0.62, the others by 0.64 to 0.76 (3 seeds), at every width. That does not carry over to every weight matrix
 # of a deeper network. With two hidden layers (μP at $\eta = 0.02$, 50 steps), the $m \times m$ matrix $W^2$ moves
 # by a fraction of its size that falls with the
-# width, while the pre-activations $h^2$ it computes keep moving by $\Theta(1)$ (how both can hold: question 4
+# width, while the pre-activations $h^2$ it computes keep moving by $\Theta(1)$ (how both can hold: Check 4
 # below):
 
 # %%
 deep = {m: course.hidden_matrix_movement(m) for m in (256, 1024)}   # μP, 2 hidden layers, η = 0.02, 50 steps
 for m, change in deep.items():
     text = nh._("μP, width {m}: W² moved by {frobenius:.4f} of its size (Frobenius norm), "
-                "h² by {features:.2f}")
-    print(text.format(m=m, frobenius=change["frobenius"], features=change["features"]))
+                "h² by {features:.2f}; the update ΔW² has ‖ΔW²‖_F / ‖ΔW²‖_op = {ratio:.2f}")
+    print(text.format(m=m, frobenius=change["frobenius"], features=change["features"],
+                      ratio=change["update_f_over_op"]))
 
 # %% tags=["check"]
 nh.check_close("μP, two hidden layers: slope of W²'s relative Frobenius change (−½)",
@@ -501,19 +522,22 @@ nh.check_close("the numbers quoted for readers of chapter 4: the two gaps (0.022
 # column of the opening picture. The lines under the figure give the feature kernel's relative change and
 # $\eta\,\lambda_\max/n$, the stability number of gradient descent: $\lambda_\max$ is the largest eigenvalue of
 # the learning-rate-weighted NTK at initialization, and the linearized network diverges when the number exceeds 2.
+# This is not the stricter condition of Lee et al. above: each step multiplies the residual's component along an
+# eigenvector by $1 - \eta\lambda/n$, so $\lambda_\max$ alone decides whether the linearized network diverges, while
+# $\eta(\lambda_\min + \lambda_\max)/n < 2$ is what their proof of closeness for all time needs.
 # The settings are those of the one-step experiment, so μP trains with $\eta = 0.02$ here: its loss falls more
 # slowly than in the 50-step comparison above.
 
 # %% tags=["nbval-ignore-output"]
 options = [(course.setting_name(s), s) for s in course.SETTINGS]          # (label shown, value the code sees)
 nh.widgets.live_figure(course.draw_training,
-                       setting=nh.widgets.dropdown("setting", "NTK, η = 0.5", options=options),
+                       setting=nh.widgets.dropdown(nh._("setting"), "NTK, η = 0.5", options=options),
                        width=nh.widgets.width_slider(1024, options=(64, 256, 1024, 4096)))
 
 # %% [markdown]
 # **Predict, then check.**
 #
-# 1. The starting view, NTK at width 1024, moves the feature kernel by 0.0025 (under the figure). From the slope
+# **Explore 1.** The starting view, NTK at width 1024, moves the feature kernel by 0.0025 (under the figure). From the slope
 #    −1.08 measured above for this quantity, predict the change at width 64; then set the width to 64.
 #
 # <details><summary>Answer</summary>
@@ -523,16 +547,16 @@ nh.widgets.live_figure(course.draw_training,
 #
 # </details>
 #
-# 2. Standard parameterization with the fixed $\eta = 0.005$. The table says only that this row fails as
-#    $m \to \infty$; it does not say at which width, nor what happens before. At width 64 its stability number is
-#    0.33, and its $\lambda_\max$ grows like $m$: its hidden and output learning rates are $m$ times the NTK
-#    parameterization's, and the weighted kernel is linear in them (question 2 below works it out). Predict the
-#    first of the four widths at which gradient descent diverges, and whether the features move a lot or a little
-#    at the widths before it; then check.
+# **Explore 2.** Standard parameterization with the fixed $\eta = 0.005$. The table says only that this row fails
+#    as $m \to \infty$; it does not say at which width, nor what happens before. At width 64 its stability number
+#    is 0.33. Predict how that number grows with the width (compare the row's learning rates with the NTK row's),
+#    the first of the four widths at which gradient descent diverges, and whether the features move a lot or a
+#    little at the widths before it; then check.
 #
 # <details><summary>Answer</summary>
 #
-# $0.33 \cdot 4 = 1.3$ at width 256 and $0.33 \cdot 16 = 5.3$ at 1024, so from width 1024 on. Measured: 1.10, 3.99
+# It grows like $m$ (why: Check 2): $0.33 \cdot 4 = 1.3$ at width 256 and $0.33 \cdot 16 = 5.3$ at 1024, so from
+# width 1024 on. Measured: 1.10, 3.99
 # and 15.9 at widths 256, 1024 and 4096 (the ratios 3.4, 3.6, 4.0 approach 4 as the width grows); the loss
 # overflows at step 13 at width 1024 and at step 8 at 4096. Before that it even looks lazy: its hidden features
 # follow the $\Delta h^1$ column, $m^{-1/2}$ for this row, and its feature kernel moves by 0.0092 at width 64 and by
@@ -541,7 +565,7 @@ nh.widgets.live_figure(course.draw_training,
 #
 # </details>
 #
-# 3. Now "standard, η = 1/m": does its stability number depend on the width? Predict the slope of its
+# **Explore 3.** Now "standard, η = 1/m": does its stability number depend on the width? Predict the slope of its
 #    feature-kernel change in $m$ from the $\Delta h^1$ column, taking the same extra factor $m^{-1/2}$ between a
 #    feature's change and the feature kernel's as under the NTK parameterization.
 #
@@ -557,7 +581,7 @@ nh.widgets.live_figure(course.draw_training,
 # %% [markdown]
 # ## Check your understanding
 #
-# 1. A parameterization has the NTK row's variances and learning rates $\eta = (m, 1, 1/m)$ for the input, hidden
+# **Check 1.** A parameterization has the NTK row's variances and learning rates $\eta = (m, 1, 1/m)$ for the input, hidden
 #    and output layers. Compute $\Delta h^1$, $\Delta h^l$ and $\Delta f$ after one step. Is it stable?
 #
 # <details><summary>Answer</summary>
@@ -568,7 +592,7 @@ nh.widgets.live_figure(course.draw_training,
 #
 # </details>
 #
-# 2. Why does the standard parameterization's tangent kernel, weighted by its learning rates, grow like $m$?
+# **Check 2.** Why does the standard parameterization's tangent kernel, weighted by its learning rates, grow like $m$?
 #
 # <details><summary>Answer</summary>
 #
@@ -579,7 +603,7 @@ nh.widgets.live_figure(course.draw_training,
 #
 # </details>
 #
-# 3. The printout of the conditions section gave μP's $r = 0$. Derive it term by term from the formula for $r$:
+# **Check 3.** The printout of the conditions section gave μP's $r = 0$. Derive it term by term from the formula for $r$:
 #    which terms cancel, and which condition makes μP non-trivial?
 #
 # <details><summary>Answer</summary>
@@ -591,13 +615,16 @@ nh.widgets.live_figure(course.draw_training,
 #
 # </details>
 #
-# 4. Under μP with two hidden layers, the $m \times m$ matrix $W^2$ moved by 0.0091 of its size at width 256 and
+# **Check 4.** Under μP with two hidden layers, the $m \times m$ matrix $W^2$ moved by 0.0091 of its size at width 256 and
 #    0.0044 at 1024, while $h^2 = W^2 x^1$ moved by about 0.55 at both widths. How can both be true?
 #
 # <details><summary>Answer</summary>
 #
-# Every step adds to $W^2$ a sum of rank-one matrices $\propto g^2 (x^1)^\top$, one per training input: a matrix of
-# low rank, whose Frobenius norm is of the order of its operator norm. Under μP that norm is $\Theta(1)$, like the
+# Every step adds to $W^2$ a sum of rank-one matrices $\propto g^2 (x^1)^\top$, one per training input: after 50
+# steps on 16 inputs the update has rank at most 800 at every width, and a far smaller *effective* rank. Its
+# Frobenius norm is only 1.35 (width 256) and 1.37 (width 1024) times its operator norm (printed above), an
+# effective rank $(\lVert\Delta W\rVert_F/\lVert\Delta W\rVert_\text{op})^2 \approx 1.8$: a few directions carry
+# the update. So its Frobenius norm is of the order of its operator norm, and under μP that is $\Theta(1)$, like the
 # operator norm of $W^2$ itself (measured: the update's operator norm is 0.055 of $W^2$'s at width 256 and 0.052
 # at 1024). But $W^2$'s Frobenius norm is of order $\sqrt m$: $m^2$ entries of size $m^{-1/2}$. So the relative
 # Frobenius change falls like $m^{-1/2}$, while the update, aligned with the $x^1$ it was built from, moves $h^2$ by
@@ -605,32 +632,38 @@ nh.widgets.live_figure(course.draw_training,
 #
 # </details>
 #
-# 5. A single feature moves by $m^{-1/2}$ under the NTK parameterization, but the feature kernel by $m^{-1}$. Why
+# **Check 5.** A single feature moves by $m^{-1/2}$ under the NTK parameterization, but the feature kernel by $m^{-1}$. Why
 #    not by $m^{-1/2}$ as well?
 #
 # <details><summary>Answer</summary>
 #
 # The feature kernel is an average over the $m$ units, $\frac1m\sum_i \phi(h_i(x))\phi(h_i(x'))$. Its change is, to
-# first order, the average of $m$ terms of size $m^{-1/2}$ whose signs vary from unit to unit; such an average is of
-# order $m^{-1/2}\cdot m^{-1/2} = m^{-1}$ (measured: slope −1.08).
+# first order, the average of $m$ terms of size $m^{-1/2}$ whose signs vary from unit to unit. Why the signs vary:
+# a unit's change is proportional to its gradient $\phi'(h_i)\,v_i$, with $v_i$ its output weight, which at
+# initialization is independent of $h_i$ and as often negative as positive. Such an average is of order
+# $m^{-1/2}\cdot m^{-1/2} = m^{-1}$ (measured: slope −1.08).
 #
 # </details>
 
 # %% tags=["check"]
-nh.check_that("question 1: the abc form of η = (m, 1, 1/m) with the NTK variances is classified unstable",
+nh.check_that("Check 1: the abc form of η = (m, 1, 1/m) with the NTK variances is classified unstable",
               course.classify((0, 0.5, 1), (0, 0, -0.5), -1).regime == "unstable",
               measured=course.classify((0, 0.5, 1), (0, 0, -0.5), -1).regime, expected="unstable")
-nh.check_that("question 1: its one-step exponents (½, ½, 1)",
+nh.check_that("Check 1: its one-step exponents (½, ½, 1)",
               course.one_step_exponents(course.WidthExponents((0, -1, -1), (1, 0, -1))) == (0.5, 0.5, 1),
               measured=str(course.one_step_exponents(course.WidthExponents((0, -1, -1), (1, 0, -1)))),
               expected="(1/2, 1/2, 1)")
-nh.check_close("question 5: the measured feature-kernel slope (−1.08)", slopes["ntk", "feature_kernel"],
+nh.check_close("Check 5: the measured feature-kernel slope (−1.08)", slopes["ntk", "feature_kernel"],
                -1.08, atol=0.005)
-nh.check_close("question 4: the update's operator norm / W²'s at widths 256, 1024 (0.055, 0.052)",
+nh.check_close("Check 4: the update's operator norm / W²'s at widths 256, 1024 (0.055, 0.052)",
                [deep[m]["operator"] for m in (256, 1024)], [0.055, 0.052], atol=0.001)
-nh.check_close("question 4: W²'s relative Frobenius change at widths 256, 1024 (0.0091, 0.0044)",
+nh.check_close("Check 4: W²'s relative Frobenius change at widths 256, 1024 (0.0091, 0.0044)",
                [deep[m]["frobenius"] / f for m, f in ((256, 0.0091), (1024, 0.0044))], [1, 1], rtol=0.01)
-nh.check_close("question 4: h² moves by about 0.55 at widths 256 and 1024",
+nh.check_close("Check 4: the update's ‖ΔW²‖_F / ‖ΔW²‖_op at widths 256, 1024 (1.35, 1.37)",
+               [deep[m]["update_f_over_op"] for m in (256, 1024)], [1.35, 1.37], atol=0.006)
+nh.check_close("Check 4: its effective rank (‖ΔW²‖_F / ‖ΔW²‖_op)² at widths 256, 1024 (≈ 1.8)",
+               [deep[m]["update_f_over_op"] ** 2 for m in (256, 1024)], [1.8, 1.8], atol=0.1)
+nh.check_close("Check 4: h² moves by about 0.55 at widths 256 and 1024",
                [deep[m]["features"] for m in (256, 1024)], [0.55, 0.55], atol=0.015)
 lazy = [course.trained("NTK, η = 0.5", m)[0].feature_change for m in (64, 1024, 4096)]
 nh.check_close("Explore 1, NTK: feature-kernel change at widths 64, 1024, 4096 / (0.044, 0.0025, 0.00052)",
@@ -666,7 +699,7 @@ nh.check_close("Explore, standard η = 1/m: η·λ_max/n at widths 64 … 4096 (
 #   layer and the output to move by $\Theta(1)$ gives μP: output variance $m^{-2}$, learning rates $m^{1}, m^{0},
 #   m^{-1}$ for the input, hidden and output layers, $m^1$ for hidden biases.
 # - Yang & Hu's exponent $r$ and their stability and non-triviality conditions decide: a stable, non-trivial
-#   parameterization learns features ($r = 0$, μP) or is in the kernel regime ($r > 0$, NTK, standard with
+#   parameterization learns features ($r = 0$, e.g. μP) or is in the kernel regime ($r > 0$, NTK, standard with
 #   $\eta \propto 1/m$), never both (proved for smooth activations, over any fixed number of steps).
 # - Lazy (NTK parameterization): weights and features move like $m^{-1/2}$, the feature kernel like $m^{-1}$, the NTK
 #   in between for ReLU (like $1/m$ for tanh), while the output fits the data. μP with one hidden layer: all of them
@@ -745,8 +778,9 @@ nh.check_close("Explore, standard η = 1/m: η·λ_max/n at widths 64 … 4096 (
 #
 # The parameterization is part of the architecture description: `nh.mlp(depth, activation,
 # parameterization="ntk" | "standard" | "mup")` (or `nh.dense(..., parameterization=...)` layer by layer). The package
-# writes every one in a form equivalent, by the abc shift above, to Yang et al. (2022, Tensor Programs V, Table 3),
-# which lists initial variances and learning rates: every trainable weight $w_l$ is
+# writes μP and the standard parameterization in forms equivalent, by the abc shift above, to Yang et al. (2022,
+# Tensor Programs V, Table 3), which lists their initial variances and learning rates (SP in grey), and the NTK
+# parameterization as Jacot et al. (2018) define it. Every trainable weight $w_l$ is
 # $\mathcal N(0,1)$, layer $l$ computes $\sigma_w\,\text{mult}_l\cdot h\,w_l^\top$ and learns with rate
 # $\eta\cdot\text{lr}_l$, so $\operatorname{Var} W^l = \sigma_w^2\,\text{mult}_l^2$ and
 # $\eta_l = \eta\cdot\text{lr}_l\cdot\sigma_w^2\,\text{mult}_l^2$ (width $m$, input dimension $d$):
@@ -792,7 +826,7 @@ input_term = 2 * rho * (np.pi - torch.arccos(rho)) / np.pi
 nh.check_close("one ReLU layer: NTK Θ − standard Θ = the input layer's term 2ρ(π − θ)/π (largest error)",
                float((self_ntk["ntk"] - self_ntk["standard"] - input_term).abs().max()), 0.0, atol=1e-12)
 mup = nh.mlp(1, "relu", parameterization="mup").network(8, width=256, seed=0)
-nh.check_close("μP's package form has the table's exponents: Var W and η_l at m = 256 (input, output)",
+nh.check_close("μP's package form at m = 256: Var W¹ (2/d), η_out/η (2/m), η_1/η (2m)",
                [mup[0].weight_scale ** 2, mup[2].weight_scale ** 2 * mup[2].lr_multiplier,
                 mup[0].weight_scale ** 2 * mup[0].lr_multiplier],
                [2 / 8, 2 / 256, 2 * 256], rtol=1e-12)

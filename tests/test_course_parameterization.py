@@ -173,6 +173,11 @@ def test_mup_moves_its_hidden_matrix_by_a_vanishing_fraction_while_its_features_
         ratio = large[key] / small[key]
         assert 0.8 < ratio < 1.25, f"{key}: width-independent expected, 1024/256 ratio {ratio:.3f}"
     assert large["features"] > 0.3, f"features move by Theta(1): {large['features']:.3f}"
+    for change in (small, large):               # ||dW||_F / ||dW||_2 lies in [1, sqrt(rank)], rank <= 50 * 16 inputs
+        ratio = change["update_f_over_op"]
+        assert 1 <= ratio <= np.sqrt(min(800, 256)), f"F/op of the update {ratio:.3f} outside [1, 16]"
+    assert large["update_f_over_op"] ** 2 < 3 and small["update_f_over_op"] ** 2 < 3, \
+        f"effective rank (F/op)^2 about 2 expected: {small['update_f_over_op']:.3f}, {large['update_f_over_op']:.3f}"
 
 
 def test_movement_records_the_loss_before_and_after_training():
@@ -204,6 +209,21 @@ def test_the_explorer_draws_a_takeaway_title():
     title = plt.gcf()._suptitle.get_text()
     plt.close("all")
     assert title.startswith("Feature learning"), f"μP at width 64: title {title!r}"
+
+
+def test_the_diverged_explorer_marks_the_step_whose_loss_overflowed():
+    """The loss curve holds the finite losses of steps 0 .. diverged_at - 1; the title and a dotted line name the
+    step diverged_at, whose loss was not finite."""
+    record, _unused = course.trained("standard, fixed η = 0.005", 1024)
+    course.draw_training("standard, fixed η = 0.005", 1024)
+    right = plt.gcf().axes[1]
+    title, lines = right.get_title(), right.get_lines()
+    plt.close("all")
+    assert record.diverged_at is not None and len(record.loss) == record.diverged_at, \
+        f"curve ends one step before the overflow: {len(record.loss)} losses, diverged at {record.diverged_at}"
+    assert str(record.diverged_at) in title, f"title {title!r} lacks step {record.diverged_at}"
+    marks = [line for line in lines if np.allclose(line.get_xdata(), record.diverged_at)]
+    assert len(marks) == 1, f"one vertical line at step {record.diverged_at}: {[l.get_xdata() for l in lines]}"
 
 
 # ---------------------------------------------------------------- figures: colour is the parameterization

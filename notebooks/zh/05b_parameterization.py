@@ -52,7 +52,7 @@ course.idea_diagram(idea_widths, idea_points)
 plt.show()
 
 # %% [markdown]
-# 每条线都是对某个隐藏层预激活的预测（即下表的 $\Delta h^l$ 一列），推导见下文；空心点是它的测量值：宽度 128、512 和 2048 下的一步 SGD
+# 每条线都是对某个隐藏层预激活的预测（即下表的 $\Delta h^l$ 一列），推导见下文；空心圆点和方块是它的测量值：宽度 128、512 和 2048 下的一步 SGD
 # （见“测量：一步 SGD”一节），每一行的点整体乘上一个常数上下平移，以便把它们的斜率与直线比较。在 NTK 参数化下一个特征按
 # $m^{-1/2}$ 移动，在 μP 下按 $m^0$，
 # 而在固定学习率的标准参数化下，第一步让它按 $m^{1/2}$ 移动；这一步使输出权重的大小变为 $m^0$，所以从第二步起
@@ -77,6 +77,8 @@ plt.show()
 # 每个偏置的方差都是 $m^0$。“一步之后”几列给出从初始化出发的一步 SGD 让输入层的预激活 $h^1$ 和某个隐藏层的 $h^l$
 # （二者都相对于其自身大小，即 $\Theta(1)$）以及输出 $f$（绝对变化）移动多远；后面几节由其他各列推导出它们。标准参数化和 NTK 参数化的方差相同
 # （初始化时是同一个网络），只有学习率不同；μP 改变了输出层的方差和几乎每一个学习率。
+#
+# “不稳定”说的是*固定的* $\eta$ 在 $m \to \infty$ 时的情形。实践中标准参数化训练得很好，因为对每个宽度都会重新调节 $\eta$，而最优的 $\eta$ 随网络变宽而减小（Yang et al. 2022 测量了这一偏移）：这是朝“$\eta \propto 1/m$”那一行的方向移动。
 
 # %% [markdown]
 # ### 方差各列：初始化的名称与初始化时的稳定性
@@ -121,7 +123,7 @@ nh.check_close("He's variance: every layer's RMS ≈ √2", np.ravel(he), np.ful
 # - **求和的项数。** $x^{l-1}(\xi)^\top x^{l-1}(\xi')$ 对输入层是 $d$ 项之和，对其他每一层是 $m$ 项之和，而且这些项**不会**
 #   相互抵消：对同一个输入它们都是平方；对另一个输入，它们的平均是特征核。
 #   对同一个输入以及一般的相关输入，这个和是 $\Theta(m)$，而不是符号随机之和的 $\Theta(\sqrt m)$
-#   （对无偏置的奇激活函数和正交的输入，特征核为 0，这个和只有 $\Theta(\sqrt m)$；ReLU 的特征核总是正的）。
+#   （对无偏置的奇激活函数和正交的输入，特征核为 0，这个和只有 $\Theta(\sqrt m)$；ReLU 的特征核从不为负，只有在无偏置的第一个隐藏层、输入互为相反（$\xi' = -\xi$）时才为 0，此时每一项都是 0）。
 
 # %% [markdown]
 # **输出。** 输出以两种方式变化，$\Delta f = \Delta W^{L+1} x^L + W^{L+1}\Delta x^L$。第一项是同样的秩一更新，只是 $g = 1$：
@@ -140,7 +142,7 @@ nh.check_close("He's variance: every layer's RMS ≈ √2", np.ravel(he), np.ful
 
 # %% [markdown]
 # **下一层传上来的变化。** 隐藏层还会把下一层的变化传上来，即 $W^l\Delta x^{l-1}$：$m$ 个量级为 $m^{-1/2}\Delta x^{l-1}$、符号随机的项，
-# 所以其大小与 $\Delta x^{l-1}$ 本身相当。在表中每一行里，它都不超过该层自己的那一项；Tensor Programs IV
+# 所以其大小与 $\Delta x^{l-1}$ 本身相当（反向传播经由 $(W^l)^\top$ 构造出 $\Delta x^{l-1}$，所以它还含有一个与 $W^l$ 方向一致的部分，大小相同）。在表中每一行里，它都不超过该层自己的那一项；Tensor Programs IV
 # 把整个论证严格化了，对多步训练也成立。偏置的项也从来不是最大的（每一行都有 $\eta_b s \le$ 权重的那一项）。
 
 # %% [markdown]
@@ -183,10 +185,10 @@ nh.check_close("He's variance: every layer's RMS ≈ √2", np.ravel(he), np.ful
 # $\eta_{L+1}\chi x^L$ 的大小 $m^{-(2a+c)}$ 中较大的一个。由 $\Delta h^1 \sim \eta_1 s\,d$ 和
 # $\Delta h^l \sim \eta_l s\, m$，第 $l$ 层自身的变化的指数是
 #
-# $$-(2a_l + c) \;-\; \min\big(a_{L+1} + b_{L+1},\; 2a_{L+1} + c\big) \;+\; 1 - \mathbb 1[l = 1].$$
+# $$e_l = -(2a_l + c) \;-\; \min\big(a_{L+1} + b_{L+1},\; 2a_{L+1} + c\big) \;+\; 1 - \mathbb 1[l = 1].$$
 #
-# 变化以自身的大小向上传递（见一步论证一节末尾），所以其中最大的一个决定 $\Delta x^L$，而 $r$ 就是最大指数的相反数：
-# 这就得到上式中对 $l$ 的最小值和 $c - 1$。例如 NTK：
+# $\mathbb 1[l = 1]$ 的来由是：输入层是 $d$ 项之和，而不是 $m$ 项之和，少了一个 $m$ 的幂次。变化以自身的大小向上传递（见一步论证一节末尾），所以最大的 $e_l$ 决定 $\Delta x^L$，而 $r$ 就是它的相反数。把负号移进去，$-\max_l e_l = \min\big(a_{L+1} + b_{L+1},\ 2a_{L+1} + c\big) + c - 1 +
+# \min_l\big(2a_l + \mathbb 1[l = 1]\big)$：这正是 $r$ 的公式。例如 NTK：
 # $\min(\tfrac12 + 0,\ 1 + 0) + 0 - 1 + \min(0 + 1,\ 1) = \tfrac12$，即表中的 $m^{-1/2}$。
 # 对固定 $\eta$ 的标准参数化，两者不同：$r = -1$，而表中的第一步给出 $m^{1/2}$。第一步从大小为 $m^{-1/2}$
 # 的输出权重出发；它加上 $\eta_{L+1}\chi x^L$，其元素大小为 $m^0$，所以从第二步起特征按 $m^{1}$ 移动，即 $-r = 1$。
@@ -286,11 +288,20 @@ nh.check_between("μP, one step: largest factor between a point and its fitted l
                  scatter, 1, 1.25)
 nh.check_close("tanh (a smooth activation): NTK and μP one-step exponents",
                np.array(list(smooth.values())), np.array([predicted[s] for s in smooth]), atol=0.1)
+nh.check_between("Θ(1) is not large: μP's relative Δh¹ at η = 0.02, smallest over the widths (0.015)",
+                 one_step["μP, η = 0.02", 0.0][:, 0].min(), 0.015, 0.018)
+nh.check_between("Θ(1) is not large: μP's relative Δh¹ at η = 0.02, largest over the widths (0.018)",
+                 one_step["μP, η = 0.02", 0.0][:, 0].max(), 0.015, 0.018)
+antipodal = nh.sphere(1, d=8, seed=0)
+with torch.no_grad():
+    relu_features = torch.relu(course.network("ntk", 512)[0](torch.cat([antipodal, -antipodal])))
+nh.check_close("ReLU, first hidden layer without bias: the feature kernel of ξ and −ξ is 0",
+               float(relu_features[0] @ relu_features[1]), 0.0, atol=1e-12)
 
 # %% [markdown]
 # 在 NTK 参数化下，一步让每个特征移动其自身大小的 $m^{-1/2}$：在无限宽时，特征以及由特征构成的核都不会移动。
-# 这就是**惰性**训练。在 μP 下，它们移动的量与 $m$ 无关（其大小由 $\eta$ 决定；它的点在一条水平线上下最多偏离约 20 %，
-# 这是只用一个随机种子、只走一步带来的噪声）。标准参数化的隐藏层随着网络变宽反而移动得*更多*（中间的子图），
+# 这就是**惰性**训练。在 μP 下，它们移动的量与 $m$ 无关（它的点在一条水平线上下最多偏离约 20 %，
+# 这是只用一个随机种子、只走一步带来的噪声）。$\Theta(1)$ 的意思是与 $m$ 无关，而不是很大：其大小由 $\eta$ 决定，在 $\eta = 0.02$ 时 μP 的 $h^1$ 只移动其自身大小的 0.015 到 0.018。标准参数化的隐藏层随着网络变宽反而移动得*更多*（中间的子图），
 # 输出更是如此（$m^{1}$，右边的子图），尽管它输入层的特征在缩小（左边的子图）。偏置不改变任何一个指数。
 
 # %% [markdown]
@@ -301,7 +312,7 @@ nh.check_close("tanh (a smooth activation): NTK and μP one-step exponents",
 # 于是两者是在拟合的同一阶段上比较的。我们记录以下各量的相对变化：按学习率加权的 NTK
 # $\sum_l \eta_l \langle \partial f/\partial W^l, \partial f'/\partial W^l\rangle$（驱动
 # $\mathrm d f/\mathrm dt$ 的那个核）、隐藏层特征 $h$ 本身、特征核 $\Phi\Phi^\top/m$、全部权重
-# $\lVert w_T - w_0\rVert / \lVert w_0\rVert$，以及输出移动了多远。
+# $\lVert w_T - w_0\rVert / \lVert w_0\rVert$，以及输出移动了多远。所有范数都是 Frobenius 范数（各元素平方和的平方根）：训练输入上 $16 \times 16$ 的核矩阵的、$16 \times m$ 的特征矩阵的，以及全部权重合在一起的。
 
 # %%
 widths = [256, 1024, 4096]
@@ -357,7 +368,7 @@ nh.check_between("μP at η = 0.02: the feature kernel still moves by Θ(1) (sma
 # 两次训练结束时处在同一阶段：50 步之后，NTK 训练的损失为 0.0025 到 0.0091，μP 的为 0.0029 到 0.0040，随宽度而不同。
 # （若用一步实验中的 $\eta = 0.02$，μP 的损失在 50 步中只会下降到约四分之一：它的特征仍会移动 $\Theta(1)$，
 # 但那是一个离拟合还很远的网络的特征。）权重在移动，相对变化为 $m^{-1/2}$，特征也随之移动（$m^{-1/2}$，与一步之后相同）。
-# 特征*核*的移动还要更小（$m^{-1}$；原因见下面的问题 5）。NTK 的变化介于两者之间：3 个随机种子平均的斜率为 −0.71，
+# 特征*核*的移动还要更小（$m^{-1}$；原因见下面的检验 5）。NTK 的变化介于两者之间：3 个随机种子平均的斜率为 −0.71，
 # 但逐个种子分别为 −0.53、−0.89 和 −0.72。Lee et al. (2019) 证明它的变化至多是 $m^{-1/2}$ 的量级（对光滑的激活函数、
 # 平方损失和 $\eta < \eta_\text{critical}$）；对光滑的激活函数，这个变化实际上是 $1/m$ 的量级（Dyer & Gur-Ari 2020；
 # Huang & Yau 2020），用 tanh 做同样的实验，斜率为 −1.02（3 个随机种子）。ReLU 的折点给出一个介于其间、噪声更大的斜率。
@@ -365,14 +376,15 @@ nh.check_between("μP at η = 0.02: the feature kernel still moves by Θ(1) (sma
 # 在 μP 下，对这个只有一个隐藏层的网络，四种变化都不随宽度缩小：在每个宽度下，NTK 移动 0.56 到 0.62，其余三者移动
 # 0.64 到 0.76（3 个随机种子）。这并不适用于更深网络的每一个权重矩阵。有两个隐藏层时（μP，$\eta = 0.02$，50 步），
 # $m \times m$ 矩阵 $W^2$ 相对其自身大小的移动随宽度减小，而它算出的预激活 $h^2$ 仍然移动 $\Theta(1)$
-# （两者如何同时成立：见下面的问题 4）：
+# （两者如何同时成立：见下面的检验 4）：
 
 # %%
 deep = {m: course.hidden_matrix_movement(m) for m in (256, 1024)}   # μP, 2 hidden layers, η = 0.02, 50 steps
 for m, change in deep.items():
     text = nh._("μP, width {m}: W² moved by {frobenius:.4f} of its size (Frobenius norm), "
-                "h² by {features:.2f}")
-    print(text.format(m=m, frobenius=change["frobenius"], features=change["features"]))
+                "h² by {features:.2f}; the update ΔW² has ‖ΔW²‖_F / ‖ΔW²‖_op = {ratio:.2f}")
+    print(text.format(m=m, frobenius=change["frobenius"], features=change["features"],
+                      ratio=change["update_f_over_op"]))
 
 # %% tags=["check"]
 nh.check_close("μP, two hidden layers: slope of W²'s relative Frobenius change (−½)",
@@ -471,18 +483,19 @@ nh.check_close("the numbers quoted for readers of chapter 4: the two gaps (0.022
 # 这个网络唯一的隐藏特征是输入层的预激活 $h^1$，所以适用于它们的是表中的 $\Delta h^1$ 一列，而不是开头那张图的
 # $\Delta h^l$ 一列。图下方的文字给出特征核的相对变化和 $\eta\,\lambda_\max/n$，即梯度下降的稳定性数：
 # $\lambda_\max$ 是初始化时按学习率加权的 NTK 的最大特征值，这个数超过 2 时，线性化网络会发散。
+# 这不是上文 Lee et al. 那个更严格的条件：每一步把残差沿某个特征向量的分量乘以 $1 - \eta\lambda/n$，所以线性化网络是否发散只由 $\lambda_\max$ 决定；而 $\eta(\lambda_\min + \lambda_\max)/n < 2$ 是他们证明全部训练时间内都接近线性化网络所需要的。
 # 这些设置与一步实验中的相同，所以这里 μP 用 $\eta = 0.02$ 训练：它的损失比上面 50 步的比较中下降得慢。
 
 # %% tags=["nbval-ignore-output"]
 options = [(course.setting_name(s), s) for s in course.SETTINGS]          # (label shown, value the code sees)
 nh.widgets.live_figure(course.draw_training,
-                       setting=nh.widgets.dropdown("setting", "NTK, η = 0.5", options=options),
+                       setting=nh.widgets.dropdown(nh._("setting"), "NTK, η = 0.5", options=options),
                        width=nh.widgets.width_slider(1024, options=(64, 256, 1024, 4096)))
 
 # %% [markdown]
 # **先预测，再检验。**
 #
-# 1. 起始画面是宽度 1024 的 NTK 设置，它让特征核移动 0.0025（见图下方）。根据上面对这个量测得的斜率 −1.08，
+# **探索 1.** 起始画面是宽度 1024 的 NTK 设置，它让特征核移动 0.0025（见图下方）。根据上面对这个量测得的斜率 −1.08，
 #    预测宽度 64 时的变化；然后把宽度调到 64。
 #
 # <details><summary>答案</summary>
@@ -492,14 +505,13 @@ nh.widgets.live_figure(course.draw_training,
 #
 # </details>
 #
-# 2. 固定 $\eta = 0.005$ 的标准参数化。表中只说这一行在 $m \to \infty$ 时失败；它没有说从哪个宽度起失败，也没有说
-#    在那之前会发生什么。在宽度 64 时它的稳定性数为 0.33，而它的 $\lambda_\max$ 随 $m$ 线性增长：它的隐藏层和输出层
-#    学习率是 NTK 参数化的 $m$ 倍，而加权核对它们是线性的（下面的问题 2 会详细推导）。预测在四个宽度中从哪一个起
+# **探索 2.** 固定 $\eta = 0.005$ 的标准参数化。表中只说这一行在 $m \to \infty$ 时失败；它没有说从哪个宽度起失败，也没有说
+#    在那之前会发生什么。在宽度 64 时它的稳定性数为 0.33。预测这个数如何随宽度增长（把这一行的学习率与 NTK 那一行比较），在四个宽度中从哪一个起
 #    梯度下降会发散，以及在此之前的宽度上特征移动得多还是少；然后检验。
 #
 # <details><summary>答案</summary>
 #
-# 宽度 256 时为 $0.33 \cdot 4 = 1.3$，宽度 1024 时为 $0.33 \cdot 16 = 5.3$，所以从宽度 1024 起。测得：在宽度 256、1024
+# 它随 $m$ 线性增长（原因见检验 2）：宽度 256 时为 $0.33 \cdot 4 = 1.3$，宽度 1024 时为 $0.33 \cdot 16 = 5.3$，所以从宽度 1024 起。测得：在宽度 256、1024
 # 和 4096 下为 1.10、3.99 和 15.9（相邻之比 3.4、3.6、4.0，随宽度增大趋于 4）；损失在宽度 1024 时于第 13 步溢出，
 # 在 4096 时于第 8 步溢出。在那之前它甚至看起来是惰性的：它的隐藏特征服从 $\Delta h^1$ 一列，这一行为 $m^{-1/2}$，
 # 它的特征核在宽度 64 时移动 0.0092，在 256 时移动 0.00079：在这两个宽度之间斜率为 −1.77，比 NTK 参数化的 −1 更陡；
@@ -508,7 +520,7 @@ nh.widgets.live_figure(course.draw_training,
 #
 # </details>
 #
-# 3. 现在看“标准参数化，η = 1/m”：它的稳定性数依赖于宽度吗？根据 $\Delta h^1$ 一列预测它的特征核变化关于 $m$
+# **探索 3.** 现在看“标准参数化，η = 1/m”：它的稳定性数依赖于宽度吗？根据 $\Delta h^1$ 一列预测它的特征核变化关于 $m$
 #    的斜率，假设一个特征的变化与特征核的变化之间差着与 NTK 参数化下相同的额外因子 $m^{-1/2}$。
 #
 # <details><summary>答案</summary>
@@ -522,7 +534,7 @@ nh.widgets.live_figure(course.draw_training,
 # %% [markdown]
 # ## 检验你的理解
 #
-# 1. 某种参数化采用 NTK 一行的方差，而输入层、隐藏层和输出层的学习率为 $\eta = (m, 1, 1/m)$。
+# **检验 1.** 某种参数化采用 NTK 一行的方差，而输入层、隐藏层和输出层的学习率为 $\eta = (m, 1, 1/m)$。
 #    计算一步之后的 $\Delta h^1$、$\Delta h^l$ 和 $\Delta f$。它稳定吗？
 #
 # <details><summary>答案</summary>
@@ -533,7 +545,7 @@ nh.widgets.live_figure(course.draw_training,
 #
 # </details>
 #
-# 2. 为什么标准参数化按其学习率加权的正切核会随 $m$ 线性增长？
+# **检验 2.** 为什么标准参数化按其学习率加权的正切核会随 $m$ 线性增长？
 #
 # <details><summary>答案</summary>
 #
@@ -544,7 +556,7 @@ nh.widgets.live_figure(course.draw_training,
 #
 # </details>
 #
-# 3. 条件一节的输出给出了 μP 的 $r = 0$。从 $r$ 的公式逐项推导出它：哪些项相互抵消？是哪个条件使 μP 非平凡？
+# **检验 3.** 条件一节的输出给出了 μP 的 $r = 0$。从 $r$ 的公式逐项推导出它：哪些项相互抵消？是哪个条件使 μP 非平凡？
 #
 # <details><summary>答案</summary>
 #
@@ -554,43 +566,46 @@ nh.widgets.live_figure(course.draw_training,
 #
 # </details>
 #
-# 4. 在有两个隐藏层的 μP 下，$m \times m$ 矩阵 $W^2$ 在宽度 256 时移动了其自身大小的 0.0091，在 1024 时移动了
+# **检验 4.** 在有两个隐藏层的 μP 下，$m \times m$ 矩阵 $W^2$ 在宽度 256 时移动了其自身大小的 0.0091，在 1024 时移动了
 #    0.0044，而 $h^2 = W^2 x^1$ 在两个宽度下都移动约 0.55。两者怎么能同时成立？
 #
 # <details><summary>答案</summary>
 #
-# 每一步给 $W^2$ 加上一组秩一矩阵 $\propto g^2 (x^1)^\top$ 之和，每个训练输入一个：这是一个低秩矩阵，它的 Frobenius
-# 范数与算子范数同一量级。在 μP 下这个范数是 $\Theta(1)$，与 $W^2$ 本身的算子范数相当（测得：更新的算子范数是
+# 每一步给 $W^2$ 加上一组秩一矩阵 $\propto g^2 (x^1)^\top$ 之和，每个训练输入一个：在 16 个输入上走 50 步之后，无论宽度多大，这个更新的秩至多为 800，而它的*有效*秩要小得多。它的 Frobenius 范数只是其算子范数的 1.35 倍（宽度 256）和 1.37 倍（宽度 1024）（见上面的输出），有效秩 $(\lVert\Delta W\rVert_F/\lVert\Delta W\rVert_\text{op})^2 \approx 1.8$：更新集中在少数几个方向上。所以它的 Frobenius 范数与算子范数同一量级，而在 μP 下这个范数是 $\Theta(1)$，与 $W^2$ 本身的算子范数相当（测得：更新的算子范数是
 # $W^2$ 的 0.055 倍（宽度 256）和 0.052 倍（宽度 1024））。但 $W^2$ 的 Frobenius 范数是 $\sqrt m$ 的量级：
 # $m^2$ 个大小为 $m^{-1/2}$ 的元素。所以相对的 Frobenius 变化按 $m^{-1/2}$ 减小，而这个与构造它的 $x^1$ 方向一致的更新
 # 让 $h^2$ 移动 $\Theta(1)$。权重矩阵的相对变化小，并不意味着惰性训练。
 #
 # </details>
 #
-# 5. 在 NTK 参数化下，单个特征移动 $m^{-1/2}$，特征核却只移动 $m^{-1}$。为什么不也是 $m^{-1/2}$？
+# **检验 5.** 在 NTK 参数化下，单个特征移动 $m^{-1/2}$，特征核却只移动 $m^{-1}$。为什么不也是 $m^{-1/2}$？
 #
 # <details><summary>答案</summary>
 #
 # 特征核是对 $m$ 个单元的平均，$\frac1m\sum_i \phi(h_i(x))\phi(h_i(x'))$。到一阶，它的变化是 $m$ 个大小为
-# $m^{-1/2}$、符号随单元而变的项的平均；这样的平均的量级是 $m^{-1/2}\cdot m^{-1/2} = m^{-1}$（测得的斜率为 −1.08）。
+# $m^{-1/2}$、符号随单元而变的项的平均。符号为什么会变：一个单元的变化正比于它的梯度 $\phi'(h_i)\,v_i$，其中 $v_i$ 是它的输出权重，它在初始化时与 $h_i$ 独立，取负值和取正值的机会一样多。这样的平均的量级是 $m^{-1/2}\cdot m^{-1/2} = m^{-1}$（测得的斜率为 −1.08）。
 #
 # </details>
 
 # %% tags=["check"]
-nh.check_that("question 1: the abc form of η = (m, 1, 1/m) with the NTK variances is classified unstable",
+nh.check_that("Check 1: the abc form of η = (m, 1, 1/m) with the NTK variances is classified unstable",
               course.classify((0, 0.5, 1), (0, 0, -0.5), -1).regime == "unstable",
               measured=course.classify((0, 0.5, 1), (0, 0, -0.5), -1).regime, expected="unstable")
-nh.check_that("question 1: its one-step exponents (½, ½, 1)",
+nh.check_that("Check 1: its one-step exponents (½, ½, 1)",
               course.one_step_exponents(course.WidthExponents((0, -1, -1), (1, 0, -1))) == (0.5, 0.5, 1),
               measured=str(course.one_step_exponents(course.WidthExponents((0, -1, -1), (1, 0, -1)))),
               expected="(1/2, 1/2, 1)")
-nh.check_close("question 5: the measured feature-kernel slope (−1.08)", slopes["ntk", "feature_kernel"],
+nh.check_close("Check 5: the measured feature-kernel slope (−1.08)", slopes["ntk", "feature_kernel"],
                -1.08, atol=0.005)
-nh.check_close("question 4: the update's operator norm / W²'s at widths 256, 1024 (0.055, 0.052)",
+nh.check_close("Check 4: the update's operator norm / W²'s at widths 256, 1024 (0.055, 0.052)",
                [deep[m]["operator"] for m in (256, 1024)], [0.055, 0.052], atol=0.001)
-nh.check_close("question 4: W²'s relative Frobenius change at widths 256, 1024 (0.0091, 0.0044)",
+nh.check_close("Check 4: W²'s relative Frobenius change at widths 256, 1024 (0.0091, 0.0044)",
                [deep[m]["frobenius"] / f for m, f in ((256, 0.0091), (1024, 0.0044))], [1, 1], rtol=0.01)
-nh.check_close("question 4: h² moves by about 0.55 at widths 256 and 1024",
+nh.check_close("Check 4: the update's ‖ΔW²‖_F / ‖ΔW²‖_op at widths 256, 1024 (1.35, 1.37)",
+               [deep[m]["update_f_over_op"] for m in (256, 1024)], [1.35, 1.37], atol=0.006)
+nh.check_close("Check 4: its effective rank (‖ΔW²‖_F / ‖ΔW²‖_op)² at widths 256, 1024 (≈ 1.8)",
+               [deep[m]["update_f_over_op"] ** 2 for m in (256, 1024)], [1.8, 1.8], atol=0.1)
+nh.check_close("Check 4: h² moves by about 0.55 at widths 256 and 1024",
                [deep[m]["features"] for m in (256, 1024)], [0.55, 0.55], atol=0.015)
 lazy = [course.trained("NTK, η = 0.5", m)[0].feature_change for m in (64, 1024, 4096)]
 nh.check_close("Explore 1, NTK: feature-kernel change at widths 64, 1024, 4096 / (0.044, 0.0025, 0.00052)",
@@ -625,7 +640,7 @@ nh.check_close("Explore, standard η = 1/m: η·λ_max/n at widths 64 … 4096 (
 #   就得到 μP：输出方差 $m^{-2}$，输入层、隐藏层和输出层的学习率分别为 $m^{1}, m^{0},
 #   m^{-1}$，隐藏单元的偏置为 $m^1$。
 # - Yang & Hu 的指数 $r$ 及其稳定性与非平凡性条件作出判定：一种稳定且非平凡的参数化要么学习特征
-#   （$r = 0$，μP），要么处于核区域（$r > 0$，NTK，以及 $\eta \propto 1/m$ 的标准参数化），二者不能兼得
+#   （$r = 0$，例如 μP），要么处于核区域（$r > 0$，NTK，以及 $\eta \propto 1/m$ 的标准参数化），二者不能兼得
 #   （对光滑激活函数、任意固定步数已证明）。
 # - 惰性（NTK 参数化）：权重和特征按 $m^{-1/2}$ 移动，特征核按 $m^{-1}$，对 ReLU 而言 NTK 介于两者之间
 #   （对 tanh 按 $1/m$），而输出照样拟合数据。有一个隐藏层的 μP：它们在每个宽度下都移动 $\Theta(1)$；
@@ -700,8 +715,7 @@ nh.check_close("Explore, standard η = 1/m: η·λ_max/n at widths 64 … 4096 (
 #
 # 参数化是架构描述的一部分：`nh.mlp(depth, activation,
 # parameterization="ntk" | "standard" | "mup")`（也可以逐层使用 `nh.dense(..., parameterization=...)`）。本软件包
-# 把每一种都写成一种形式，它通过上文的 abc 平移等价于 Yang et al. (2022, Tensor Programs V, Table 3)
-# （该表列出初始方差和学习率）：每个可训练权重 $w_l$ 都服从
+# 把 μP 和标准参数化写成通过上文的 abc 平移与 Yang et al. (2022, Tensor Programs V, Table 3) 等价的形式（该表列出它们的初始方差和学习率，SP 用灰色标出），把 NTK 参数化写成 Jacot et al. (2018) 定义的形式。每个可训练权重 $w_l$ 都服从
 # $\mathcal N(0,1)$，第 $l$ 层计算 $\sigma_w\,\text{mult}_l\cdot h\,w_l^\top$，并以学习率
 # $\eta\cdot\text{lr}_l$ 学习，所以 $\operatorname{Var} W^l = \sigma_w^2\,\text{mult}_l^2$，
 # $\eta_l = \eta\cdot\text{lr}_l\cdot\sigma_w^2\,\text{mult}_l^2$（宽度为 $m$，输入维数为 $d$）：
@@ -746,7 +760,7 @@ input_term = 2 * rho * (np.pi - torch.arccos(rho)) / np.pi
 nh.check_close("one ReLU layer: NTK Θ − standard Θ = the input layer's term 2ρ(π − θ)/π (largest error)",
                float((self_ntk["ntk"] - self_ntk["standard"] - input_term).abs().max()), 0.0, atol=1e-12)
 mup = nh.mlp(1, "relu", parameterization="mup").network(8, width=256, seed=0)
-nh.check_close("μP's package form has the table's exponents: Var W and η_l at m = 256 (input, output)",
+nh.check_close("μP's package form at m = 256: Var W¹ (2/d), η_out/η (2/m), η_1/η (2m)",
                [mup[0].weight_scale ** 2, mup[2].weight_scale ** 2 * mup[2].lr_multiplier,
                 mup[0].weight_scale ** 2 * mup[0].lr_multiplier],
                [2 / 8, 2 / 256, 2 * 256], rtol=1e-12)

@@ -68,6 +68,8 @@ ROW = {"NTK, η = 0.5": "NTK", "μP, η = 0.02": "μP", "standard, fixed η = 0.
        "standard, η = 1/m": "standard, η ∝ 1/m"}
 #: One colour per parameterization in every figure of the lesson (the two standard settings share one).
 COLOURS = {"ntk": "#0072B2", "mup": "#D55E00", "standard": "#009E73"}
+#: The opening figure's colour for the row "standard, η ∝ 1/m", so that its four rows have four colours.
+OPENING_SCALED_COLOUR = "#CC79A7"
 
 
 def setting_name(setting: str) -> str:
@@ -279,7 +281,8 @@ def movement(parameterization: str, width: int, *, lr: float, seed: int = 0, ste
 def hidden_matrix_movement(width: int, *, lr: float = 0.02, steps: int = 50, seed: int = 0) -> dict:
     """μP with two hidden layers (one m x m matrix W^2), ``steps`` steps at ``lr`` on :func:`training_data`:
     ``{"frobenius": ||W_T - W_0||_F / ||W_0||_F, "operator": ||W_T - W_0||_2 / ||W_0||_2, "features":
-    RMS(h^2_T - h^2_0) / RMS(h^2_0)}`` for that matrix and the pre-activations it computes."""
+    RMS(h^2_T - h^2_0) / RMS(h^2_0), "update_f_over_op": ||W_T - W_0||_F / ||W_T - W_0||_2}`` for that matrix
+    and the pre-activations it computes (the last one's square is the update's effective rank)."""
     x, y = training_data()
     model = network("mup", check_int("width", width, minimum=2), depth=2, seed=seed)
     square = [p for p in model.parameters() if p.dim() == 2 and p.shape[0] == p.shape[1] == width]
@@ -292,6 +295,7 @@ def hidden_matrix_movement(width: int, *, lr: float = 0.02, steps: int = 50, see
         change, h1 = weight - start, preactivations(model, x)[1]
         return {"frobenius": float(change.norm() / start.norm()),
                 "operator": float(torch.linalg.matrix_norm(change, 2) / torch.linalg.matrix_norm(start, 2)),
+                "update_f_over_op": float(change.norm() / torch.linalg.matrix_norm(change, 2)),
                 "features": _rms(h1 - h0) / _rms(h0)}
 
 
@@ -336,7 +340,7 @@ def draw_initialization(widths, he: list, shrunk: list):
             ax.loglog(widths, values[:, layer], "o-", color=PALETTE[layer],
                       label=_("layer {layer} (slope {slope:+.2f})").format(layer=layer + 1, slope=slope))
         width_ticks(ax, widths)
-        ax.set_xlabel("width m")
+        ax.set_xlabel(_("width m"))
         ax.set_title(title, fontsize=10.5)
         ax.legend(fontsize="small")
     axes[0].set_ylabel(_("RMS of the pre-activations"))
@@ -348,11 +352,12 @@ def draw_initialization(widths, he: list, shrunk: list):
 def idea_diagram(measured_widths=None, measured=None):
     """The lesson's picture: the predicted change of a hidden feature (h^2) in one SGD step against the width,
     one line per row of the table (the exponents of :func:`one_step_exponents`), coloured by parameterization,
-    relative to its value at m = 64. ``measured[setting]``: optional measured changes of h^2 at
+    relative to its value at m = 64 (the axis says: each row rescaled by one constant). ``measured[setting]``: optional measured changes of h^2 at
     ``measured_widths`` (from :func:`one_step_changes`), drawn as points; each setting's points are multiplied by
     one constant (the least-squares one in log scale) so that they sit next to their line: their slope is the
     measurement, their height is not. Returns the figure."""
     import matplotlib.pyplot as plt
+    from matplotlib.legend_handler import HandlerTuple
     from matplotlib.lines import Line2D
 
     from .plotting import width_ticks
@@ -363,7 +368,7 @@ def idea_diagram(measured_widths=None, measured=None):
              _("standard, fixed η: blows up")),
             ("μP", "μP, η = 0.02", COLOURS["mup"], "-", "o", _("μP: features learn")),
             ("NTK", "NTK, η = 0.5", COLOURS["ntk"], "-", "o", _("NTK: lazy (kernel regime)")),
-            ("standard, η ∝ 1/m", "standard, η = 1/m", COLOURS["standard"], "--", "s",
+            ("standard, η ∝ 1/m", "standard, η = 1/m", OPENING_SCALED_COLOUR, "--", "s",
              _("standard, η ∝ 1/m: lazy as well, line shifted down for visibility"))]
     for row, setting, colour, style, marker, text in rows:
         exponent = float(one_step_exponents(width_exponents(*ABC[row]))[1])
@@ -378,15 +383,17 @@ def idea_diagram(measured_widths=None, measured=None):
             ax.loglog(measured_widths, scale * values, marker, color=colour, ms=8, mfc="white", mew=2)
     ax.axhline(1, color="0.6", lw=0.6)
     width_ticks(ax, widths.astype(int))
-    ax.set_xlabel("width m")
-    ax.set_ylabel(_("feature change in one step\n(relative to m = 64)"))
+    ax.set_xlabel(_("width m"))
+    ax.set_ylabel(_("feature change in one step\n(each row rescaled by one constant)"))
     ax.set_title(_("One power of m decides: features freeze (NTK),\nkeep moving (μP) "
                    "or blow up (standard, fixed η)"), fontsize=11)
     handles, labels = ax.get_legend_handles_labels()
     if measured is not None:
-        handles.append(Line2D([], [], marker="o", ls="", color="0.3", mfc="white", mew=2, ms=8))
-        labels.append(_("measured after one step (each row scaled by one constant)"))
-    fig.legend(handles, labels, loc="outside lower center", ncol=2, fontsize="small")
+        handles.append(tuple(Line2D([], [], marker=marker, ls="", color="0.3", mfc="white", mew=2, ms=8)
+                             for marker in "os"))
+        labels.append(_("circles and squares: measured after one step (each row scaled by one constant)"))
+    fig.legend(handles, labels, loc="outside lower center", ncol=2, fontsize="small",
+               handler_map={tuple: HandlerTuple(ndivide=None)})
     return fig
 
 
@@ -425,12 +432,12 @@ def draw_one_step(widths, changes: dict):
                       label=setting_name(setting) if column == 0 else "_nolegend_")
             slopes[setting].append(float(slope))
         width_ticks(ax, widths)
-        ax.set_xlabel("width m")
+        ax.set_xlabel(_("width m"))
         ax.set_ylabel(ylabel)
         ax.set_title(title, fontsize=10)
     fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncol=len(changes), fontsize="small",
                title=_("lines: fitted power laws (slopes printed above)"), title_fontsize="small")
-    fig.suptitle(_("One SGD step: only μP moves every layer by the same amount at every width"))
+    fig.suptitle(_("One SGD step: only μP moves every layer by a width-independent amount"))
     return slopes
 
 
@@ -533,7 +540,8 @@ def draw_training(setting: str, width: int) -> None:
     right.semilogy(record.loss, color=colour)
     factor = float(record.loss[0] / record.loss[-1])
     if record.diverged_at is not None:
-        loss_title = _("The loss overflows")
+        right.axvline(record.diverged_at, color="0.4", ls=":", lw=1.2)
+        loss_title = _("The loss overflows at step {step} (dotted line)").format(step=record.diverged_at)
     elif factor > 1:
         loss_title = _("The loss falls by a factor of {factor} in 50 steps").format(
             factor=f"{factor:.3g}" if factor < 1000 else f"{factor:.0f}")
@@ -557,16 +565,16 @@ def draw_training(setting: str, width: int) -> None:
         left.plot(lims, lims, "k--", lw=1, label=_("no change"))
         left.legend()
         if record.feature_change > 0.05:
-            fig.suptitle(_("Feature learning: the feature kernel's entries leave the diagonal"))
+            fig.suptitle(_("Feature learning: the feature kernel's entries leave the line y = x (no change)"))
         else:
-            fig.suptitle(_("Lazy: the feature kernel's entries stay on the diagonal"))
+            fig.suptitle(_("Lazy: the feature kernel's entries stay on the line y = x (no change)"))
     text = describe_training(setting, width)                   # under the figure, so a saved view shows it too
     wide = sum(ord(ch) > 0x2E80 for ch in text) > len(text) / 4   # Chinese: about half as many characters a line
     fig.text(0.5, -0.02, textwrap.fill(" ".join(text.split()), 60 if wide else 120), ha="center", va="top",
              fontsize=9)
 
 
-__all__ = ["ABC", "COLOURS", "Classification", "Movement", "QUANTITIES", "ROW", "SETTINGS", "WidthExponents",
+__all__ = ["ABC", "COLOURS", "OPENING_SCALED_COLOUR", "Classification", "Movement", "QUANTITIES", "ROW", "SETTINGS", "WidthExponents",
            "classify", "describe_training", "hidden_matrix_movement", "draw_initialization", "draw_movement", "draw_one_step", "draw_training",
            "idea_diagram", "learning_rate", "movement", "network", "nontrivial_name", "parameterization_name", "one_step_changes", "one_step_exponents", "power",
            "preactivation_rms", "quantity_label", "regime_name", "row_name", "setting_name", "stability_number",
