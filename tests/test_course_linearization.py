@@ -198,10 +198,32 @@ def test_training_picture_a_wide_network_follows_its_linearization_better():
     assert gap(4096) < 0.25 * gap(64), f"width 64: {gap(64):.3g}, width 4096: {gap(4096):.3g}"
 
 
-def test_titles_carry_the_numbers():
-    step = linearization.one_step(Linear(), CIRCLE, 0)
-    assert linearization.one_step_title(step, 256).startswith("width 256: ")
-    assert linearization.kernel_error_title("erf", 3, 0.0812) == "erf, depth 3: one network's NTK is off by 8.1%"
+def test_titles_carry_the_numbers_and_say_what_to_see():
+    step = linearization.one_step(Linear(), CIRCLE, 0)          # linear in theta: gap 0
+    title = linearization.one_step_title(step, 256)
+    assert title.startswith("width 256: the dots follow the kernel's line (off by "), title
+    narrow = linearization.one_step(RELU.network(2, width=16, seed=0), CIRCLE, 2, lr=2.0)
+    assert narrow.gap > 0.05, f"expected a gap above 5 %, got {narrow.gap:.3g}"
+    title = linearization.one_step_title(narrow, 16)
+    assert title.startswith("width 16: the dots leave the kernel's line (off by "), title
+    title = linearization.kernel_error_title("erf", 3, 0.0812)
+    assert title == "erf, depth 3: the dots lie near the line (one network's NTK off by 8.1%)", title
+    title = linearization.kernel_error_title("relu", 4, 0.226)
+    assert title == "relu, depth 4: the dots scatter around the line (one network's NTK off by 22.6%)", title
+
+
+def test_frozen_pattern_step_equals_the_step_when_no_unit_crosses_and_is_linear_in_lr():
+    net = RELU.network(2, width=64, seed=1)
+    tiny = 1e-6                     # no pre-activation crosses 0: the frozen model is the network
+    frozen, full = (linearization.frozen_pattern_step(net, CIRCLE, 3, lr=tiny),
+                    linearization.one_step(net, CIRCLE, 3, lr=tiny))
+    np.testing.assert_allclose(frozen.actual, full.actual, rtol=1e-6, atol=1e-15,
+                               err_msg="frozen pattern vs full step at a tiny lr")
+    np.testing.assert_allclose(frozen.predicted, full.predicted, rtol=1e-12, err_msg="same kernel prediction")
+    # The frozen model is bilinear in (first layer, readout): change = lr a + lr^2 b, prediction lr a.
+    gaps = [linearization.frozen_pattern_step(net, CIRCLE, 3, lr=lr).gap for lr in (0.5, 1.0, 2.0)]
+    np.testing.assert_allclose(np.array(gaps[1:]) / gaps[0], [2.0, 4.0], rtol=1e-8,
+                               err_msg=f"frozen-pattern gaps {gaps} should be proportional to lr")
 
 
 def test_one_step_gap_is_the_relative_distance_in_two_norm():

@@ -141,10 +141,46 @@ def percent(value: float) -> str:
     return f"{value:.{decimals}f} %"
 
 
+def frozen_pattern_step(model: nn.Module, x, index: int, *, lr: float = 1.0) -> OneStep:
+    """:func:`one_step` (change 1) for a one-hidden-layer network ``Sequential(Linear, activation, Linear)``, but
+    evaluated with every hidden unit's derivative pattern frozen at its initialization: after the step each unit
+    still multiplies its pre-activation by ``phi'(z_j(theta_0))`` for ReLU (0 or 1), i.e. the output is
+    ``readout(mask_0 * first(x))``. For a ReLU network this is the network's value wherever no unit's input
+    crosses 0; the frozen model is bilinear in (first layer, readout), so its gap to the kernel is exactly
+    proportional to ``lr``."""
+    net = copy.deepcopy(model)
+    x = _input("x", x, net)
+    index = check_int("index", index, minimum=0)
+    if len(net) != 3 or not isinstance(net[0], nn.Module) or not hasattr(net[0], "weight"):
+        raise ValueError("frozen_pattern_step needs a one-hidden-layer Sequential(Linear, activation, Linear)")
+    lr = check_nonnegative("lr", lr)
+    if lr == 0:
+        raise ValueError("frozen_pattern_step needs lr > 0")
+    with torch.no_grad():
+        mask = (net[0](x) > 0).to(x.dtype)
+
+    def frozen():
+        with torch.no_grad():
+            return net[2](net[0](x) * mask).reshape(-1).clone()
+
+    before = frozen()
+    column = empirical_ntk(net, x, x[index:index + 1]).reshape(-1)
+    params = _parameters(net)
+    gradient = torch.autograd.grad(net(x[index:index + 1]).reshape(()), params)
+    with torch.no_grad():
+        for p, g in zip(params, gradient):
+            p += lr * g                                      # residual -1
+    return OneStep((frozen() - before).numpy(), (lr * column).numpy(), lr, -1.0, index)
+
+
 def one_step_title(step: OneStep, width: int) -> str:
-    """The explorer's title: the width and how far the kernel's prediction is off (:func:`percent`)."""
-    return _("width {width}: the kernel's prediction is off by {gap} of the change").format(
-        width=width, gap=percent(step.gap))
+    """The explorer's title: what to see (whether the dots follow the kernel's line, below or above a 5 % gap)
+    and how far the kernel's prediction is off (:func:`percent`)."""
+    if step.gap < 0.05:
+        text = _("width {width}: the dots follow the kernel's line (off by {gap})")
+    else:
+        text = _("width {width}: the dots leave the kernel's line (off by {gap})")
+    return text.format(width=width, gap=percent(step.gap))
 
 
 def _descend(net: nn.Module, x: torch.Tensor, y: torch.Tensor, *, lr: float, steps: int, x_eval=None,
@@ -269,10 +305,16 @@ def training_picture(model: nn.Module, x_train, y_train, x_eval, *, lr: float, s
 
 
 def kernel_error_title(activation: str, depth: int, error: float) -> str:
-    """The finite-versus-infinite explorer's title: how far one network's NTK is from the limit."""
-    return _("{activation}, depth {depth}: one network's NTK is off by {error:.1%}").format(
-        activation=activation, depth=depth, error=error)
+    """The finite-versus-infinite explorer's title: what to see (the dots near the line below a 10 % error,
+    scattered around it above) and how far one network's NTK is from the limit."""
+    if error < 0.1:
+        text = _("{activation}, depth {depth}: the dots lie near the line (one network's NTK off by {error:.1%})")
+    else:
+        text = _("{activation}, depth {depth}: the dots scatter around the line (one network's NTK off by "
+                 "{error:.1%})")
+    return text.format(activation=activation, depth=depth, error=error)
 
 
-__all__ = ["gradient_path", "OneStep", "one_step", "percent", "one_step_title", "LazyRun", "lazy_run", "LazySweep",
+__all__ = ["gradient_path", "OneStep", "one_step", "percent", "one_step_title", "frozen_pattern_step",
+           "LazyRun", "lazy_run", "LazySweep",
            "lazy_sweep", "TrainingPicture", "training_picture", "kernel_error_title"]
