@@ -44,7 +44,8 @@ nh.plotting.use_style()
 # $2\times2$ covariance of a unit at two inputs, computes two Gaussian expectations $E$ and $\dot E$, and returns the
 # next layer's covariance $\Sigma$ and NTK $\Theta$ (left). Repeated over many layers, this map moves the
 # *correlation* $c$ of the two inputs (right): to 1 exponentially fast, to 1 only polynomially, or to a value
-# $c^* < 1$. Where it goes decides what a deep network can still tell apart; this lesson works out each case.
+# $c^* < 1$ (and in a degenerate case without a bias it barely moves). Where it goes decides what a deep network
+# can still tell apart; this lesson works out each case.
 
 # %%
 sp.draw_idea()
@@ -161,9 +162,13 @@ nh.check_close("NTK of the loop vs nh.mlp(...).kernel", Theta, package.ntk, rtol
 # $z^{(l)}$ (the last one is $f$). The 4096 units of one layer are (nearly) independent samples of that layer's
 # Gaussian process, so the average of $z_i(x)\,z_i(x')$ over the units estimates $\Sigma^{(l)}(x,x')$, within a
 # standard error (SE): the products' standard deviation divided by $\sqrt{4096} = 64$. That SE counts only the
-# sampling of layer $l$'s own units. Layer 1 is finite too: its own random deviation shifts every unit of layer 2
-# alike, which no average over layer 2 removes. So layer 2 misses the recursion by more than its SE says: over
-# 12 seeds its errors had a root-mean-square of about 2 SE, and 2–3 SE is no sign of a bug.
+# sampling of layer $l$'s own units. The last column gives each error in units of its SE.
+#
+# - **Layer 1** has nothing finite below it, so its errors are pure sampling: over 12 seeds their root-mean-square
+#   was 0.9 SE, and one error of about 2 SE among a few is chance.
+# - **Layer 2** sits on a finite layer 1, whose own random deviation shifts every unit of layer 2 alike; no average
+#   over layer 2 removes that. So layer 2 misses the recursion by more than its SE says: over 12 seeds its errors
+#   had a root-mean-square of 1.9 SE, and 2–3 SE is no sign of a bug.
 
 # %%
 network_of = lambda seed: nh.mlp(2, "relu", sigma_w=sigma_w, sigma_b=sigma_b).network(3, width=width,
@@ -186,14 +191,16 @@ for layer in (1, 2):
     z = preactivations[layer - 1].detach()
     for a, b, entry in entries:
         measured, se = unit_average(z[a] * z[b])
+        predicted = float(predicted_sigma[layer - 1][a, b])
         print(nh._("layer {layer}, Σ{entry}: recursion {predicted:.3f}, mean over the units {measured:.3f} "
-                   "± {se:.3f}").format(layer=layer, entry=entry, measured=measured, se=se,
-                                        predicted=float(predicted_sigma[layer - 1][a, b])))
+                   "± {se:.3f}, error {error:+.1f} SE").format(layer=layer, entry=entry, measured=measured,
+                                                              se=se, predicted=predicted,
+                                                              error=(measured - predicted) / se))
 
 # %% [markdown]
-# And the units really look Gaussian, although what they sum is not: the 4096 values $h_j^{(1)}(x')$ that feed layer
-# 2 (left), and the 4096 values $z_i^{(2)}(x')$ of layer 2 against the density of $\mathcal N(0, \Sigma^{(2)}(x',x'))$
-# that the recursion predicts (right).
+# Now look at the numbers themselves: the 4096 values $h_j^{(1)}(x')$ that feed layer 2 (left), and the 4096 values
+# $z_i^{(2)}(x')$ of layer 2 with the density of $\mathcal N(0, \Sigma^{(2)}(x',x'))$ that the recursion predicts
+# (right).
 
 # %%
 inputs = torch.relu(preactivations[0][1].detach())                             # h^(1)(x′): (4096,)
@@ -212,13 +219,13 @@ right.plot(grid, torch.exp(-grid ** 2 / (2 * variance)) / math.sqrt(2 * math.pi 
 right.set_ylim(0, 1.35 * max(float(heights.max()), 1 / math.sqrt(2 * math.pi * variance)))   # legend room
 right.set_xlabel(nh._("pre-activation z⁽²⁾ᵢ(x′)"))
 right.set_ylabel(nh._("probability density"))
-right.set_title(nh._("Yet layer 2's units are Gaussian, as predicted"))
+right.set_title(nh._("Layer 2's units against N(0, Σ⁽²⁾) of the recursion"))
 right.legend(loc="upper left", fontsize=9)
 plt.show()
 
 # %% [markdown]
 # **What do the zeros do?** Half of the 4096 numbers that layer 2 sums are exactly 0 (the spike on the left).
-# Do these dead inputs make layer 2's units any less Gaussian? What do they do to the variance? Predict before
+# Do these zero outputs make layer 2's units any less Gaussian? What do they do to the variance? Predict before
 # you open the answer; step 1 above has what you need.
 #
 # <details><summary>Answer</summary>
@@ -259,13 +266,15 @@ nh.check_close("the answer: the two numbers, rounded", [half, float(predicted_si
 # ### Where the recursion comes from, step 2: the NTK, layer by layer
 #
 # The NTK sums over all parameters, $\Theta(x,x') = \sum_p \partial_p f(x)\,\partial_p f(x')$, so it splits into one
-# term per layer, $\Theta = \sum_{l=1}^{L+1}\Theta_l$. Write $h^{(0)} = x$ (width $m_0 = d$), $h^{(l)} = \phi(z^{(l)})$,
+# term per layer, $\Theta = \sum_{l=1}^{L+1}T_l$, where $T_l$ sums over layer $l$'s weights and biases only (not to
+# be confused with $\Theta^{(l)}$, the NTK of the first $l$ layers). Write $h^{(0)} = x$ (width $m_0 = d$),
+# $h^{(l)} = \phi(z^{(l)})$,
 # $z^{(l)} = \frac{\sigma_w}{\sqrt{m_{l-1}}}W^{(l)}h^{(l-1)} + \sigma_b b^{(l)}$, and let
 # $\delta^{(l)}(x) = \partial f(x)/\partial z^{(l)}(x)$ be the signal that backpropagation brings to layer $l$.
 # Since $\partial f/\partial W^{(l)}_{ij} = \delta^{(l)}_i\,\sigma_w h^{(l-1)}_j/\sqrt{m_{l-1}}$ and
 # $\partial f/\partial b^{(l)}_i = \sigma_b\,\delta^{(l)}_i$,
 #
-# $$\Theta_l(x,x') = \underbrace{\bigl\langle\delta^{(l)}(x),\delta^{(l)}(x')\bigr\rangle}_{\text{backward}}\;
+# $$T_l(x,x') = \underbrace{\bigl\langle\delta^{(l)}(x),\delta^{(l)}(x')\bigr\rangle}_{\text{backward}}\;
 #   \underbrace{\Bigl(\sigma_w^2\,\tfrac{h^{(l-1)}(x)\cdot h^{(l-1)}(x')}{m_{l-1}} + \sigma_b^2\Bigr)}_{\text{forward}\;\to\;\Sigma^{(l)}} .$$
 #
 # The forward factor is the covariance of step 1, so it tends to $\Sigma^{(l)}$. At the readout
@@ -300,7 +309,7 @@ nh.check_close("the answer: the two numbers, rounded", [half, float(predicted_si
 
 # %%
 def layer_terms(network):
-    """Θ_l(x, x′), l = 1, 2, 3: the gradients of f(x) and f(x′) over layer l's parameters, multiplied."""
+    """T_l(x, x′), l = 1, 2, 3: the gradients of f(x) and f(x′) over layer l's parameters, multiplied."""
     outputs = network(pair)[:, 0]                                              # f(x), f(x′)
     parameters = list(network.parameters())
     gradient_x = torch.autograd.grad(outputs[0], parameters, retain_graph=True)  # ∂f(x)/∂p, one tensor per p
@@ -414,6 +423,9 @@ nh.check_close("question 1 at the end: shortcut, triple, wide layer", [shortcut,
 
 # %% [markdown]
 # ## 4.1.2 Kernel collapse: what depth does
+#
+# **Indexing, once for the rest of the lesson.** A network of *depth* $L$ has $L$ hidden layers; its output is layer
+# $L+1$, so the kernels shown at depth $L$ are $\Sigma^{(L+1)}$ and $\Theta^{(L+1)}$ (depth 1 shows $\Sigma^{(2)}$).
 #
 # Take ReLU at the usual initialization $\sigma_w^2 = 2$ (He et al. 2015), $\sigma_b = 0$. The formulas of 4.1.1 say
 # at once that **nothing dies**: the variance map is $q_{l+1} = q_l$, so every layer has the same variance, and on
@@ -538,7 +550,8 @@ nh.check_between("(1 − c_l) / (9π²/(2l²)) at l = 1000 (the O(θ) terms make
 # - Off the diagonal $\Sigma^{(l)}(x,x') = q\,c_{l-1} \to q$, but the backward factors stay below 1. Layer $k$'s
 #   factor is $\dot\Sigma^{(k)}(x,x') = \sigma_w^2\,\frac{\pi-\theta}{2\pi} = 1 - \frac{\theta}{\pi}$, where $\theta$
 #   is the angle between the two inputs' pre-activations one layer below. After about $k$ layers that angle is
-#   $\theta \approx 3\pi/k$ (the derivation above; for large $k$ an offset of a layer or two does not matter), so
+#   $\theta \approx 3\pi/k$ (the derivation above; strictly the factor of layer $k$ uses the angle $\theta_{k-1}$ one
+#   layer below, but for large $k$, $3\pi/(k-1) \approx 3\pi/k$), so
 #   the factor is about $1 - 3/k$, and the product of the factors is a power law:
 #   $\prod_{k=l+1}^{L+1}\bigl(1 - \frac3k\bigr) \approx \exp\bigl(-3\sum_{k=l+1}^{L+1}\frac1k\bigr) \approx \bigl(\frac lL\bigr)^3$.
 # - So layer $l$ adds about $q\,(l/L)^3$ to $\Theta(x,x')$ but $q$ to $\Theta(x,x)$, and
@@ -617,7 +630,7 @@ nh.check_close("the bump: a = k (1 − Σ̇⁽ᵏ⁾) from the kernels, k = 10 a
 #
 # which is $n$ for the $n\times n$ identity and 1 for a matrix of rank one. For $\tfrac34 I + \tfrac14\mathbf 1\mathbf
 # 1^\top$ it is $16n/(n+15)$ (a question at the end derives it), 12.3 for $n = 50$. On 50 random points of the
-# sphere, at depth 500:
+# sphere of radius $\sqrt d$ in $\mathbb R^{10}$ (so $x\cdot x/d = 1$), at depth 500:
 
 # %%
 points = nh.sphere(50, d=10, seed=2)
@@ -647,7 +660,8 @@ nh.check_between("smallest eigenvalue of the normalized NTK (limit 3/4)", smalle
 # - off the training set, $\Theta(x, x_i)/\Theta(x,x) \approx \tfrac14$ for *every* training point $x_i$ and every
 #   new $x$, so the prediction is nearly the same number everywhere.
 #
-# A smooth target on the sphere $S^9$, 100 training and 200 test points, and the NTKs of depth 1 to 50:
+# A smooth target on the sphere of radius $\sqrt{10}$ in $\mathbb R^{10}$ ($x\cdot x/d = 1$), 100 training and 200
+# test points, and the NTKs of depth 1 to 50:
 
 # %%
 data = nh.sphere(300, d=10, seed=1)
@@ -694,6 +708,16 @@ nh.check_between("test MSE at depth 50 / variance of the labels (near predicting
 nh.check_between("spread of the test predictions, depth 50 / depth 1 (they flatten)", spread, 0.0, 0.25)
 nh.check_close("question 5 at the end: the spread ratio, the test MSE at depth 50, the label variance",
                [spread, test_mse[-1], float(y[test].var())], [1 / 6, 0.101, 0.129], atol=5e-3)
+nh.check_close("question 5: the spread ratio, printed as 0.171", spread, 0.171, atol=5e-4)
+ones = torch.ones(100, dtype=torch.float64)
+limit_kernel = 0.75 * torch.eye(100, dtype=torch.float64) + 0.25 * ones[:, None] * ones[None, :]
+nh.check_close("question 5: ¼ 1ᵀ(¾I + ¼11ᵀ)⁻¹y = n ȳ/(n + 3)",
+               0.25 * ones @ torch.linalg.solve(limit_kernel, y[train]), 100 / 103 * y[train].mean(),
+               rtol=1e-10)
+nh.check_close("question 5: ȳ of the training labels and n ȳ/(n + 3)",
+               [y[train].mean(), 100 / 103 * y[train].mean()], [0.807, 0.783], atol=5e-4)
+nh.check_close("question 5: the mean of the depth-50 test predictions", predictions[50].mean(), 0.793,
+               atol=5e-4)
 
 # %% [markdown]
 # ## Order and chaos (tanh, erf)
@@ -719,32 +743,25 @@ nh.check_close("question 5 at the end: the spread ratio, the test MSE at depth 5
 #
 # the factor by which every layer scales the squared norm of a backpropagated gradient (step 2). For ReLU at
 # $\sigma_w^2 = 2$, $\dot\Sigma(x,x) = 1$: that is why its map has slope exactly 1 at $c = 1$.
+
+# %% [markdown]
+# **Three phases.** Whether $\chi_1$ is below, above or at 1 decides what depth does. In each phase the **depth
+# scale** counts the layers over which the remaining distance shrinks by a factor $e$.
 #
 # - $\chi_1 < 1$, **ordered**: all inputs become perfectly correlated, exponentially fast: $1 - c$ shrinks by about
 #   $\chi_1$ per layer (depth scale $-1/\ln\chi_1$). The NTK tends, more slowly than the NNGP, to the constant matrix
 #   $q^*/(1-\chi_1)\,\mathbf 1\mathbf 1^\top$: rank one, so gradient descent can move all outputs only together.
 # - $\chi_1 > 1$, **chaotic**: $c = 1$ repels, and correlations settle at the stable fixed point $c^* < 1$ of $\rho$,
 #   where the slope $\chi_c = \rho'(c^*)$ is below 1. Pairs more correlated than $c^*$ are pushed apart, less
-#   correlated ones pulled together, and the distance to $c^*$ shrinks by about $\chi_c$ per layer: the chaotic
-#   phase's depth scale is $-1/\ln\chi_c$. $\Theta(x,x)$ grows like $\chi_1^l$, while off the diagonal the recursion
-#   becomes $\Theta(x,x') \leftarrow q^*c^* + \chi_c\,\Theta(x,x')$, which stays bounded (it tends to
-#   $q^*c^*/(1-\chi_c)$). So the normalized NTK tends to the identity: every input looks unrelated to every other,
-#   and nothing generalizes.
+#   correlated ones pulled together, and the distance to $c^*$ shrinks by about $\chi_c$ per layer (depth scale
+#   $-1/\ln\chi_c$). $\Theta(x,x)$ grows like $\chi_1^l$, while off the diagonal the recursion becomes
+#   $\Theta(x,x') \leftarrow q^*c^* + \chi_c\,\Theta(x,x')$, which stays bounded (it tends to $q^*c^*/(1-\chi_c)$). So
+#   the normalized NTK tends to the identity: every input looks unrelated to every other, and off the training set
+#   kernel regression with it predicts values that shrink towards 0 as the depth grows.
 # - $\chi_1 = 1$, the **edge of chaos**: the slow, polynomial regime, like ReLU at $\sigma_w^2 = 2$.
 #
-# A fourth, degenerate case: **no bias and a small $\sigma_w$**, $\sigma_w^2\phi'(0)^2 \le 1$ ($\sigma_w \le 1$ for
-# tanh, $\sigma_w \le \sqrt\pi/2 \approx 0.89$ for erf). The variance map then has no fixed point above 0: the
-# variance dies out, $q^* = 0$. On the diagram below it is the bottom edge $\sigma_b^2 = 0$, $\sigma_w^2 \le 1$, which
-# ends where the edge-of-chaos line meets it, at $(1, 0)$.
-#
-# - **Gradients.** Below the boundary, $\sigma_w^2\phi'(0)^2 < 1$, the variance and the NTK's scale vanish
-#   exponentially with depth, and so do the gradients that reach the early layers. (In the ordered phase only the
-#   gradients do: there $q \to q^* > 0$ and $\Theta(x,x) \to q^*/(1-\chi_1)$.) *On* the boundary,
-#   $\sigma_w^2\phi'(0)^2 = 1$, the variance falls only like $1/(2l)$, gradients shrink only polynomially, and
-#   $\Theta(x,x)$ tends to ½, not to 0.
-# - **Correlations** neither go to 1 nor approach a common $c^*$: the pre-activations shrink into the range where
-#   $\phi$ is linear, the correlation map tends to the identity, and each pair's correlation *freezes*: it barely
-#   moves from where it started.
+# The phase diagram of tanh colours $\log\chi_1$. Its green stretch along the bottom is a fourth, degenerate case,
+# taken up after the next two figures.
 
 # %%
 sigma_w2_grid = torch.linspace(0.5, 4.0, 36, dtype=torch.float64)
@@ -758,7 +775,7 @@ norm = colors.TwoSlopeNorm(vmin=float(log_chi.min()), vcenter=0.0, vmax=float(lo
 image = ax.pcolormesh(sigma_w2_grid, sigma_b2_grid, log_chi, cmap="RdBu_r", norm=norm, shading="auto")
 ax.contour(sigma_w2_grid, sigma_b2_grid, chi, levels=[1.0], colors="k")
 ax.plot([], [], "k-", label=nh._("edge of chaos, χ₁ = 1"))
-ax.plot([1.761], [0.05], "k*", ms=12, label=nh._("(1.761, 0.05), Schoenholz et al."))
+ax.plot([1.761], [0.05], "k*", ms=12, label=nh._("published edge-of-chaos point (1.761, 0.05)"))
 ax.plot([0.5, 1.0], [0.0, 0.0], color=nh.plotting.PALETTE[2], lw=6, label=nh._("q* = 0 (degenerate)"))
 outline = [patheffects.withStroke(linewidth=3, foreground="black")]                # readable on dark blue
 ax.text(0.7, 0.42, nh._("ordered\nχ₁ < 1"), fontsize=12, color="white", fontweight="bold",
@@ -799,6 +816,11 @@ ax.set_ylabel(nh._("correlation c_l"))
 ax.set_title(nh._("Order pulls correlations to 1, the edge only slowly; chaos drives them to c* < 1 "
                   "from both sides"), fontsize=11)
 ax.legend(fontsize=9, loc="upper left", bbox_to_anchor=(1.01, 1.0))     # outside: the curves cross inside
+zoom = ax.inset_axes([1.08, 0.0, 0.3, 0.36])                                 # below the legend, outside
+zoom.plot(paths[1][:13, 1], "--", color=nh.plotting.PALETTE[1])
+zoom.axhline(0.95, color="k", ls=":", lw=1)
+zoom.set_title(nh._("zoom: the edge from 0.95 first dips"), fontsize=9)
+zoom.tick_params(labelsize=8)
 plt.show()
 chaotic_w2 = list(phases.values())[-1]
 chaos = nh.signal_regime("tanh", sigma_w=math.sqrt(chaotic_w2), sigma_b=math.sqrt(0.05))
@@ -806,22 +828,32 @@ print(nh._("chaotic (σ_w² = {w2}): χ₁ = {chi:.3f}, c* = {c_star:.3f}, depth
     w2=chaotic_w2, chi=chaos.chi1, c_star=chaos.c_star, scale=chaos.depth_scale))
 
 # %% [markdown]
-# The edge's dashed curve first dips, from 0.950 to 0.944 in four layers, and only then rises. That is the start at
-# $q_0 = 1$, above the edge's $q^* = 0.57$. While the variance shrinks, layer $l$ maps $c$ with the slope
-# $\sigma_w^2\,\mathbb E[\phi'(\sqrt{q_l}\,z)^2]\,q_l/q_{l+1}$ at $c = 1$, and the ratio $q_l/q_{l+1} > 1$ lifts it
-# above 1 (1.10 in the first layer, less in each layer after): for a few layers the edge acts chaotically and pushes the pair
-# apart. Started at $q_0 = q^*$, the dashed curve rises at every layer.
+# The edge's dashed curve first dips, from 0.950 to 0.944 in four layers (zoom, right), and only then rises. That
+# is the start at $q_0 = 1$, above the edge's $q^* = 0.57$.
+#
+# - **The slope while $q$ moves.** Layer $l+1$ gives $c_{l+1} = (\sigma_w^2\,\mathbb E[\phi(u)\phi(v)] + \sigma_b^2)/q_{l+1}$
+#   with $\mathrm{Cov}(u,v) = q_l c_l$, so Price's theorem gives the slope $\partial c_{l+1}/\partial c_l =
+#   \sigma_w^2\,\mathbb E[\phi'(u)\phi'(v)]\,q_l/q_{l+1}$; at $c = 1$ it is
+#   $\sigma_w^2\,\mathbb E[\phi'(\sqrt{q_l}\,z)^2]\,q_l/q_{l+1}$.
+# - **Above 1 at every layer.** While the variance shrinks, $q_l/q_{l+1} > 1$ lifts that slope above 1: 1.099, 1.043,
+#   1.021, 1.010, 1.005 in the first five layers, approaching 1 as $q_l \to q^*$. So near $c = 1$ every layer
+#   pushes the pair apart a little.
+# - **Why the dip ends.** The slope at 1 fixes only the tangent there; the map curves upwards, so at $c = 0.944$ it
+#   lies a little above that tangent. After four layers the slope is so close to 1 that this curvature wins, and
+#   the correlation rises. Started at $q_0 = q^*$, the dashed curve rises at every layer.
 #
 # **Predict, then run.** In the cell above, raise the chaotic $\sigma_w^2$ from 3.0 to 4.0 (make the last entry of
 # `phases` read `"chaotic (4.0, 0.05)": 4.0`) and run it again. Will $c^*$ be higher or lower, and will the dashed
-# curve get there in fewer or more layers? (Set it back to 3.0 afterwards.)
+# curve get there in fewer or more layers? (Set it back to 3.0 afterwards.) Hint: $c^*$ is where $\rho$ crosses the
+# diagonal, and $\rho$ runs from $\rho(0) = \sigma_b^2/q^*$ (tanh is odd) to $\rho(1) = 1$ with slope $\chi_1$ there.
+# Which way do $q^*$ and $\chi_1$ move when $\sigma_w^2$ grows?
 #
 # <details><summary>Answer</summary>
 #
-# Lower, and faster: $c^* = 0.165$ instead of 0.299, depth scale $-1/\ln\chi_c$ 7.0 layers instead of 9.1, and
-# the dashed curve is down to about 0.33 after 20 layers instead of 40. A larger $\sigma_w^2$ makes each layer stretch small
-# differences more ($\chi_1 = 1.342$ instead of 1.209), so nearby inputs are pushed apart faster, and every pair
-# ends less correlated.
+# Lower, and faster: $c^* = 0.165$ instead of 0.299. A larger $\sigma_w^2$ raises $q^*$, so $\rho(0) = \sigma_b^2/q^*$ drops,
+# and it steepens $\rho$ at 1 ($\chi_1 = 1.342$ instead of 1.209): the curve meets the diagonal lower. The speed is set
+# by the slope at $c^*$: the distance to $c^*$ shrinks by $\chi_c = 0.867$ per layer instead of 0.895 (depth scale
+# $-1/\ln\chi_c$ 7.0 layers instead of 9.1), and the dashed curve is down to about 0.33 after 20 layers instead of 40.
 #
 # </details>
 
@@ -869,12 +901,55 @@ from_q_star = nh.correlation_trajectory(starts, 40, "tanh", sigma_w=math.sqrt(1.
                                         q0=edge_regime.q_star)[:, 1]
 nh.check_that("the dip: from q₀ = q* the dashed curve rises at every layer",
               bool((from_q_star.diff() > 0).all()))
+near = nh.correlation_trajectory(torch.tensor(1 - 1e-7, dtype=torch.float64), 40, "tanh",
+                                 sigma_w=math.sqrt(1.761), sigma_b=math.sqrt(0.05))
+slopes = (1 - near[1:]) / (1 - near[:-1])                         # each layer's slope at c = 1, from q₀ = 1
+nh.check_close("the dip: the slopes at c = 1 of the first five layers", slopes[:5],
+               [1.099, 1.043, 1.021, 1.010, 1.005], atol=6e-4)
+nh.check_that("the dip: the slope at c = 1 is above 1 at every one of the 40 layers",
+              bool((slopes > 1).all()),
+              measured=float(slopes.min()), expected="> 1")
+tangent = 1 - slopes * (1 - edge_dashed[:-1])                     # each layer's tangent at c = 1, at c_l
+nh.check_that("the dip: each layer's map lies above its tangent at c = 1 (it curves upwards)",
+              bool((edge_dashed[1:] > tangent).all()))
+nh.check_close("the answer: χ_c = exp(−1/depth scale) at σ_w² = 3 and 4",
+               [math.exp(-1 / chaos.depth_scale), math.exp(-1 / hotter.depth_scale)], [0.895, 0.867],
+               atol=5e-4)
+nh.check_close("the answer: χ_c at σ_w² = 3 from the central difference", chi_c, 0.895, atol=5e-4)
+nh.check_that("the hint: q* grows with σ_w² (3 → 4), so ρ(0) = σ_b²/q* drops",
+              hotter.q_star > chaos.q_star,
+              measured=str([round(chaos.q_star, 3), round(hotter.q_star, 3)]), expected="increasing")
+nh.check_close("the hint: ρ(0) = σ_b²/q* for tanh at σ_w² = 3", one_layer(0.0), 0.05 / chaos.q_star,
+               rtol=1e-9)
+
+# %% [markdown]
+# ### A degenerate case: no bias, small $\sigma_w$
+#
+# Take **no bias and a small $\sigma_w$**, $\sigma_w^2\phi'(0)^2 \le 1$ ($\sigma_w \le 1$ for tanh,
+# $\sigma_w \le \sqrt\pi/2 \approx 0.89$ for erf). The variance map then has no fixed point above 0: the variance
+# dies out, $q^* = 0$. On the phase diagram this is the green bottom edge $\sigma_b^2 = 0$, $\sigma_w^2 \le 1$, which
+# ends where the edge-of-chaos line meets it, at $(1, 0)$.
+#
+# - **Gradients.** Below the boundary, $\sigma_w^2\phi'(0)^2 < 1$, the variance and the NTK's scale vanish
+#   exponentially with depth, and so do the gradients that reach the early layers. (In the ordered phase only the
+#   gradients do: there $q \to q^* > 0$ and $\Theta(x,x) \to q^*/(1-\chi_1)$.) *On* the boundary,
+#   $\sigma_w^2\phi'(0)^2 = 1$, the variance falls only like $1/(2l)$, gradients shrink only polynomially, and
+#   $\Theta(x,x)$ tends to ½, not to 0.
+# - **Correlations** neither go to 1 nor approach a common $c^*$: the pre-activations shrink into the range where
+#   $\phi$ is linear, the correlation map tends to the identity, and each pair's correlation *freezes*: it barely
+#   moves from where it started.
 
 # %% [markdown]
 # The degenerate case, bias-free tanh at $\sigma_w = 0.5$, $0.8$ and on the boundary $\sigma_w = 1$: the variance
 # $q_l$, the NTK's scale $\Theta(x,x)$ and the normalized NNGP at 60° (input correlation 0.5), over 100 layers. On
 # the boundary the variance decays only like $1/(2l)$: there $\tanh(u)^2 \approx u^2 - \tfrac23u^4$ gives
-# $q_{l+1} \approx q_l - 2q_l^2$, so $q_l \approx 1/(2l)$. Below it the decay is exponential.
+# $q_{l+1} \approx q_l - 2q_l^2$, so $q_l \approx 1/(2l)$. Below it the decay is exponential. The inset of the middle
+# panel shows $\Theta(x,x)$ at $\sigma_w = 1$ on a linear scale.
+#
+# In the right panel the dotted line is the input correlation 0.5. Already at depth 1 the curves lie below it: the
+# first hidden layer has the variance $q_1 = \sigma_w^2$ (here $x\cdot x/d = 1$), too large for tanh to act linearly,
+# and for an odd $\phi$ without a bias the correlation map has $\rho(c) < c$ for $0 < c < 1$ (its expansion in $c$
+# has only odd powers).
 
 # %%
 layers_100 = torch.arange(1, 101)
@@ -888,17 +963,25 @@ for index, small in enumerate((0.5, 0.8, 1.0)):
 left.loglog(layers_100 + 1, 1 / (2 * (layers_100 + 1.0)), "k--", lw=1, label="1/(2l)")
 left.set_ylim(1e-12, 3)
 middle.axhline(0.5, color="k", ls=":", lw=1)
-right.set_ylim(0.4, 0.52)
+linear = middle.inset_axes([0.1, 0.08, 0.42, 0.36])                       # empty lower left of the panel
+linear.plot(layers_100, sp.ring_kernels("tanh", 1.0, 0.0).ntk_scale, color=nh.plotting.PALETTE[2])
+linear.axhline(0.5, color="k", ls=":", lw=1)
+linear.set_ylim(0, 1)
+linear.set_title(nh._("σ_w = 1, linear scale"), fontsize=8)
+linear.tick_params(labelsize=7)
+right.axhline(0.5, color="k", ls=":", lw=1, label=nh._("input correlation 0.5"))
+right.set_ylim(0.3, 0.7)
 for ax, x_label, y_label, title in (
         (left, nh._("layer l = L + 1"), nh._("variance q_l"),
          nh._("The variance dies, like 1/(2l) at σ_w = 1")),
-        (middle, nh._("depth L"), "Θ(x,x)", nh._("So does the NTK's scale, but not at σ_w = 1 (→ ½)")),
+        (middle, nh._("depth L"), "Θ(x,x)",
+         nh._("So does the NTK's scale, but not at σ_w = 1 (→ ½, inset)")),
         (right, nh._("depth L"), nh._("normalized NNGP at 60°"),
-         nh._("The correlation barely moves, never towards 1"))):
+         nh._("The correlation stays below the input's 0.5, never nears 1"))):
     ax.set_xlabel(x_label)
     ax.set_ylabel(y_label)
     ax.set_title(title, fontsize=11)
-    ax.legend(fontsize=9)
+    ax.legend(fontsize=9, loc="center right" if ax is middle else "best")
 plt.show()
 boundary = nh.self_kernels_by_depth(1.0, depth=1000, activation="tanh", sigma_w=1.0, sigma_b=0.0)[1]
 print(nh._("tanh, σ_w = 1, no bias: Θ(x,x) = {d10:.3f}, {d100:.3f}, {d1000:.3f} at depths 10, 100, 1000")
@@ -928,8 +1011,14 @@ nh.check_between("relative drift of the 60° NNGP over 100 layers, σ_w = 0.5", 
 nh.check_between("relative drift of the 60° NNGP over 100 layers, σ_w = 0.8", abs(drift[0.8]), 0.0, 0.02)
 nh.check_between("relative drift of the 60° NNGP over 100 layers, σ_w = 1.0 (the boundary)", abs(drift[1.0]),
                  0.03, 0.10)
-nh.check_that("the right panel's curves stay inside its limits 0.4 .. 0.52",
-              all(0.4 < float(v.min()) and float(v.max()) < 0.52 for v in at_60_nngp.values()))
+nh.check_that("the right panel's curves stay inside its limits 0.3 .. 0.7",
+              all(0.3 < float(v.min()) and float(v.max()) < 0.7 for v in at_60_nngp.values()))
+nh.check_that("the right panel: below the input correlation 0.5 from depth 1 on",
+              all(float(v.max()) < 0.5 for v in at_60_nngp.values()))
+nh.check_close("the right panel: depth 1 at σ_w = 0.5, 0.8, 1", [at_60_nngp[s][0] for s in (0.5, 0.8, 1.0)],
+               [0.494, 0.482, 0.473], atol=5e-4)
+nh.check_close("the inset: Θ(x,x) at σ_w = 1, depths 10 and 100",
+               sp.ring_kernels("tanh", 1.0, 0.0).ntk_scale[[9, 99]], [0.616, 0.520], atol=5e-4)
 nh.check_that("the correlation never moves towards 1", all(d < 0 for d in drift.values()),
               measured=str(drift), expected="every drift < 0")
 nh.check_close("q at σ_w = 1 after 101 layers vs 1/(2l) (5 %: higher-order terms)",
@@ -1081,6 +1170,13 @@ nh.check_close("answer 2: q at depth 1 and 100, σ_w = √2, σ_b = 0.5",
                sp.ring_kernels("relu", sp.SQRT2, 0.5).variance[[0, 99]], [2.5, 27.25], rtol=1e-12)
 nh.check_close("answer 2: NTK at 60°, depth 100, σ_w = 2, σ_b = 0.5", at_60("relu", 2.0, 0.5, 100), 0.279,
                atol=5e-4)
+biased, depth_axis = sp.ring_kernels("relu", sp.SQRT2, 0.5), torch.arange(1, 101, dtype=torch.float64)
+nh.check_close("question 2 at the end: Σ⁽ᴸ⁺¹⁾(x,x) = 2 + (L+1)/4 at σ_b² = 0.25", biased.variance,
+               2 + (depth_axis + 1) / 4, rtol=1e-12)
+nh.check_close("question 2 at the end: Θ(x,x) = 2(L+1) + (L+1)(L+2)/8 at σ_b² = 0.25", biased.ntk_scale,
+               2 * (depth_axis + 1) + (depth_axis + 1) * (depth_axis + 2) / 8, rtol=1e-12)
+nh.check_close("question 2 at the end: Θ(x,x) at depths 1 and 3", biased.ntk_scale[[0, 2]], [4.75, 10.5],
+               rtol=1e-12)
 names = [found.name for found in regimes.values()]
 nh.check_that("answer 3: ordered, edge, chaotic for tanh at σ_w = 1.50, 1.55, 1.60; erf chaotic at 1.50",
               names == ["ordered", "edge of chaos", "chaotic", "chaotic"], measured=str(names),
@@ -1115,14 +1211,18 @@ nh.check_close("answer 3: the NTK at 60°, depth 100", hot.ntk[99, sp.AT_60], 0.
 #
 # </details>
 #
-# **2.** ReLU, $\sigma_w^2 = 2$, $\sigma_b = 0$, an input with $x\cdot x/d = 1$. Without computing anything numerically,
-# give $\Sigma^{(l)}(x,x)$, $\dot\Sigma^{(l)}(x,x)$ and $\Theta(x,x)$ of a network with $L$ hidden layers.
+# **2.** ReLU, $\sigma_w^2 = 2$, now *with* a bias, $\sigma_b^2 = 0.25$, and an input with $x\cdot x/d = 1$. Without
+# computing anything numerically, give $\Sigma^{(l)}(x,x)$, $\dot\Sigma^{(l)}(x,x)$ and $\Theta(x,x)$ of a network with $L$
+# hidden layers. (Without a bias, 4.1.2 found $\Theta(x,x) = (L+1)\,q$.)
 #
 # <details><summary>Answer</summary>
 #
-# $\Sigma^{(1)}(x,x) = \sigma_w^2 = 2$, and the variance map $q_{l+1} = \tfrac{\sigma_w^2}{2}q_l$ keeps it at 2 in every
-# layer. $\dot\Sigma(x,x) = \sigma_w^2\,\mathbb E[\phi'(u)^2] = 2\cdot\tfrac12 = 1$. So every term of
-# $\Theta = \sum_l\Sigma^{(l)}\prod_{k>l}\dot\Sigma^{(k)}$ is 2 and $\Theta(x,x) = 2(L+1)$: 2002 at $L = 1000$, as printed.
+# $\Sigma^{(1)}(x,x) = \sigma_w^2 + \sigma_b^2 = 2.25$, and the variance map $q_{l+1} = \tfrac{\sigma_w^2}{2}q_l + \sigma_b^2 =
+# q_l + 0.25$ adds 0.25 per layer: $\Sigma^{(l)}(x,x) = 2 + l/4$. The bias does not enter $\dot\Sigma$:
+# $\dot\Sigma(x,x) = \sigma_w^2\,\mathbb E[\phi'(u)^2] = 2\cdot\tfrac12 = 1$ at any variance. So the terms of
+# $\Theta = \sum_l\Sigma^{(l)}\prod_{k>l}\dot\Sigma^{(k)}$ are the variances themselves, and
+# $\Theta(x,x) = \sum_{l=1}^{L+1}(2 + l/4) = 2(L+1) + (L+1)(L+2)/8$: 4.75 at depth 1, 10.5 at depth 3. Without the
+# bias the same steps give $2(L+1)$, the 2002 printed at $L = 1000$.
 #
 # </details>
 #
@@ -1148,16 +1248,19 @@ nh.check_close("answer 3: the NTK at 60°, depth 100", hot.ntk[99, sp.AT_60], 0.
 #
 # </details>
 #
-# **5.** The depth-50 ReLU NTK fits every training label exactly. Why is its test error still close to that of
-# predicting the mean?
+# **5.** The depth-50 ReLU NTK fits every training label exactly, yet its test MSE (0.101) is most of the way to
+# that of predicting the mean (0.129). In the limit of great depth, which constant does its prediction tend to off
+# the training set? Hint: there $\Theta(x,X) \approx \tfrac14\Theta(x,x)\,\mathbf 1^\top$ and
+# $\Theta(X,X) \approx \Theta(x,x)\bigl(\tfrac34 I + \tfrac14\mathbf 1\mathbf 1^\top\bigr)$; try $\mathbf 1$ as an eigenvector.
 #
 # <details><summary>Answer</summary>
 #
-# The part that lets it fit is $\tfrac34 I$, which acts only on the training points themselves. A new input $x$
-# sees every training point through $\Theta(x, x_i) \approx \tfrac14\Theta(x,x)$, nearly the same for all $i$ and all
-# $x$, so $\Theta(x,X)\Theta(X,X)^{-1}y$ is nearly the same number everywhere off the training set. Above, the
-# predictions' spread at depth 50 was about a sixth of that at depth 1 (0.171), and the test MSE 0.101 against a
-# label variance of 0.129.
+# The prediction becomes $\tfrac14\mathbf 1^\top\bigl(\tfrac34 I + \tfrac14\mathbf 1\mathbf 1^\top\bigr)^{-1}y$. The vector $\mathbf 1$
+# is an eigenvector with eigenvalue $\tfrac34 + \tfrac n4$, so $\mathbf 1^\top(\cdots)^{-1} = \tfrac4{n+3}\mathbf 1^\top$ and the
+# prediction is $\sum_i y_i/(n+3) = \tfrac n{n+3}\,\bar y$: the mean of the training labels, shrunk a little; 0.783 here
+# ($n = 100$, $\bar y = 0.807$). The part $\tfrac34 I$ that lets the kernel fit acts only on the training points
+# themselves. At depth 50, not yet the limit, the test predictions average 0.793, and their spread is about a
+# sixth of that at depth 1 (ratio 0.171).
 #
 # </details>
 #
@@ -1167,7 +1270,8 @@ nh.check_close("answer 3: the NTK at 60°, depth 100", hot.ntk[99, sp.AT_60], 0.
 #
 # In the law of large numbers for layer $l+1$: it averages over the units of layer $l$ as if they were already
 # independent Gaussian processes with covariance $\Sigma^{(l)}$, which is true once layer $l$'s width (and those
-# below) has gone to infinity first. With all widths finite together the units are only exchangeable; that the
+# below) has gone to infinity first. When all widths grow together, the units at each finite width are only
+# exchangeable; that the
 # limit is the same is the content of Matthews et al. (2018) and Yang (2019).
 #
 # </details>

@@ -41,7 +41,7 @@ nh.plotting.use_style()
 # 无限宽的 MLP 是一个高斯过程，它的协方差可以逐层计算。每一层接收一个单元在两个输入处的 $2\times2$ 协方差，
 # 计算两个高斯期望 $E$ 和 $\dot E$，并给出下一层的协方差 $\Sigma$ 和 NTK $\Theta$（左图）。把这个映射重复许多层，
 # 它会推动两个输入之间的*相关系数* $c$（右图）：以指数速度趋于 1，只以多项式速度趋于 1，或者趋于某个值
-# $c^* < 1$。相关系数的去向决定了深层网络还能区分哪些输入；本课逐一分析这几种情形。
+# $c^* < 1$（而在无偏置的退化情形中，它几乎不动）。相关系数的去向决定了深层网络还能区分哪些输入；本课逐一分析这几种情形。
 
 # %%
 sp.draw_idea()
@@ -154,9 +154,13 @@ nh.check_close("NTK of the loop vs nh.mlp(...).kernel", Theta, package.ntk, rtol
 # 现在看网络本身。它的模块由全连接层与 ReLU 交替组成；每个全连接层的输出都是预激活 $z^{(l)}$
 # （最后一个就是 $f$）。同一层的 4096 个单元（近似）是该层高斯过程的独立样本，所以 $z_i(x)\,z_i(x')$
 # 在各单元上的平均值是 $\Sigma^{(l)}(x,x')$ 的估计，其误差在一个标准误（SE）的量级：即乘积的标准差除以
-# $\sqrt{4096} = 64$。这个标准误只计入第 $l$ 层自身单元的抽样。第 1 层也是有限宽的：它自己的随机偏差会让
-# 第 2 层的所有单元一起偏移，对第 2 层求平均消除不了它。所以第 2 层与递归的差距比它的标准误所示的更大：
-# 在 12 个种子上，这些误差的均方根约为 2 个标准误，出现 2–3 个标准误的偏差并不说明有错误。
+# $\sqrt{4096} = 64$。这个标准误只计入第 $l$ 层自身单元的抽样。最后一列以各自的标准误为单位给出每个误差。
+#
+# - **第 1 层**下面没有有限宽的层，所以它的误差纯粹来自抽样：在 12 个种子上，其均方根为 0.9 个标准误；
+#   几个误差中出现一个约 2 个标准误的，只是偶然。
+# - **第 2 层**建立在有限宽的第 1 层之上，第 1 层自己的随机偏差会让第 2 层的所有单元一起偏移；对第 2 层求平均
+#   消除不了它。所以第 2 层与递归的差距比它的标准误所示的更大：在 12 个种子上，其误差的均方根为 1.9 个标准误，
+#   出现 2–3 个标准误的偏差并不说明有错误。
 
 # %%
 network_of = lambda seed: nh.mlp(2, "relu", sigma_w=sigma_w, sigma_b=sigma_b).network(3, width=width,
@@ -179,14 +183,15 @@ for layer in (1, 2):
     z = preactivations[layer - 1].detach()
     for a, b, entry in entries:
         measured, se = unit_average(z[a] * z[b])
+        predicted = float(predicted_sigma[layer - 1][a, b])
         print(nh._("layer {layer}, Σ{entry}: recursion {predicted:.3f}, mean over the units {measured:.3f} "
-                   "± {se:.3f}").format(layer=layer, entry=entry, measured=measured, se=se,
-                                        predicted=float(predicted_sigma[layer - 1][a, b])))
+                   "± {se:.3f}, error {error:+.1f} SE").format(layer=layer, entry=entry, measured=measured,
+                                                              se=se, predicted=predicted,
+                                                              error=(measured - predicted) / se))
 
 # %% [markdown]
-# 而且这些单元看起来确实服从高斯分布，尽管它们所求和的量并不服从：左图是输入第 2 层的 4096 个值
-# $h_j^{(1)}(x')$，右图是第 2 层的 4096 个值 $z_i^{(2)}(x')$，并与递归公式预测的
-# $\mathcal N(0, \Sigma^{(2)}(x',x'))$ 的密度对照。
+# 现在看这些数本身：左图是输入第 2 层的 4096 个值 $h_j^{(1)}(x')$，右图是第 2 层的 4096 个值
+# $z_i^{(2)}(x')$，并附上递归公式预测的 $\mathcal N(0, \Sigma^{(2)}(x',x'))$ 的密度。
 
 # %%
 inputs = torch.relu(preactivations[0][1].detach())                             # h^(1)(x′): (4096,)
@@ -205,13 +210,13 @@ right.plot(grid, torch.exp(-grid ** 2 / (2 * variance)) / math.sqrt(2 * math.pi 
 right.set_ylim(0, 1.35 * max(float(heights.max()), 1 / math.sqrt(2 * math.pi * variance)))   # legend room
 right.set_xlabel(nh._("pre-activation z⁽²⁾ᵢ(x′)"))
 right.set_ylabel(nh._("probability density"))
-right.set_title(nh._("Yet layer 2's units are Gaussian, as predicted"))
+right.set_title(nh._("Layer 2's units against N(0, Σ⁽²⁾) of the recursion"))
 right.legend(loc="upper left", fontsize=9)
 plt.show()
 
 # %% [markdown]
 # **这些零起什么作用？** 第 2 层求和的 4096 个数中有一半恰好为 0（左图中的尖峰）。
-# 这些“死掉”的输入会让第 2 层的单元变得不那么高斯吗？它们对方差有什么影响？先预测，再打开答案；
+# 这些为零的输出会让第 2 层的单元变得不那么高斯吗？它们对方差有什么影响？先预测，再打开答案；
 # 上面的第 1 步已经包含了所需的一切。
 #
 # <details><summary>答案</summary>
@@ -252,13 +257,14 @@ nh.check_close("the answer: the two numbers, rounded", [half, float(predicted_si
 # ### 递归从何而来，第 2 步：逐层看 NTK
 #
 # NTK 是对所有参数的求和，$\Theta(x,x') = \sum_p \partial_p f(x)\,\partial_p f(x')$，因此可以按层拆成若干项，
-# $\Theta = \sum_{l=1}^{L+1}\Theta_l$。记 $h^{(0)} = x$（宽度 $m_0 = d$），$h^{(l)} = \phi(z^{(l)})$，
+# $\Theta = \sum_{l=1}^{L+1}T_l$，其中 $T_l$ 只对第 $l$ 层的权重和偏置求和（不要与 $\Theta^{(l)}$
+# 混淆，后者是前 $l$ 层的 NTK）。记 $h^{(0)} = x$（宽度 $m_0 = d$），$h^{(l)} = \phi(z^{(l)})$，
 # $z^{(l)} = \frac{\sigma_w}{\sqrt{m_{l-1}}}W^{(l)}h^{(l-1)} + \sigma_b b^{(l)}$，并令
 # $\delta^{(l)}(x) = \partial f(x)/\partial z^{(l)}(x)$ 为反向传播送到第 $l$ 层的信号。
 # 由于 $\partial f/\partial W^{(l)}_{ij} = \delta^{(l)}_i\,\sigma_w h^{(l-1)}_j/\sqrt{m_{l-1}}$ 且
 # $\partial f/\partial b^{(l)}_i = \sigma_b\,\delta^{(l)}_i$，
 #
-# $$\Theta_l(x,x') = \underbrace{\bigl\langle\delta^{(l)}(x),\delta^{(l)}(x')\bigr\rangle}_{\text{反向}}\;
+# $$T_l(x,x') = \underbrace{\bigl\langle\delta^{(l)}(x),\delta^{(l)}(x')\bigr\rangle}_{\text{反向}}\;
 #   \underbrace{\Bigl(\sigma_w^2\,\tfrac{h^{(l-1)}(x)\cdot h^{(l-1)}(x')}{m_{l-1}} + \sigma_b^2\Bigr)}_{\text{前向}\;\to\;\Sigma^{(l)}} .$$
 #
 # 前向因子就是第 1 步中的协方差，所以它趋于 $\Sigma^{(l)}$。在读出层
@@ -290,7 +296,7 @@ nh.check_close("the answer: the two numbers, rounded", [half, float(predicted_si
 
 # %%
 def layer_terms(network):
-    """Θ_l(x, x′), l = 1, 2, 3: the gradients of f(x) and f(x′) over layer l's parameters, multiplied."""
+    """T_l(x, x′), l = 1, 2, 3: the gradients of f(x) and f(x′) over layer l's parameters, multiplied."""
     outputs = network(pair)[:, 0]                                              # f(x), f(x′)
     parameters = list(network.parameters())
     gradient_x = torch.autograd.grad(outputs[0], parameters, retain_graph=True)  # ∂f(x)/∂p, one tensor per p
@@ -402,6 +408,9 @@ nh.check_close("question 1 at the end: shortcut, triple, wide layer", [shortcut,
 
 # %% [markdown]
 # ## 4.1.2 核退化：深度带来了什么
+#
+# **编号约定，本课此后一律如此。** *深度*为 $L$ 的网络有 $L$ 个隐藏层；它的输出是第 $L+1$ 层，所以深度 $L$
+# 处显示的核是 $\Sigma^{(L+1)}$ 和 $\Theta^{(L+1)}$（深度 1 显示的是 $\Sigma^{(2)}$）。
 #
 # 取采用常用初始化 $\sigma_w^2 = 2$（He et al. 2015）、$\sigma_b = 0$ 的 ReLU 网络。由 4.1.1 的公式立即可知
 # **没有单元失活**：方差映射是 $q_{l+1} = q_l$，所以每一层的方差都相同；在对角元上
@@ -522,8 +531,8 @@ nh.check_between("(1 − c_l) / (9π²/(2l²)) at l = 1000 (the O(θ) terms make
 #   $\Theta^{(L+1)}(x,x) = (L+1)\,q$。
 # - 在非对角元上 $\Sigma^{(l)}(x,x') = q\,c_{l-1} \to q$，但反向因子始终小于 1。第 $k$ 层的因子是
 #   $\dot\Sigma^{(k)}(x,x') = \sigma_w^2\,\frac{\pi-\theta}{2\pi} = 1 - \frac{\theta}{\pi}$，其中 $\theta$ 是下面一层中
-#   两个输入的预激活之间的夹角。经过大约 $k$ 层之后，这个夹角为 $\theta \approx 3\pi/k$（见上面的推导；$k$ 较大时，
-#   差一两层无关紧要），所以这个因子约为 $1 - 3/k$，而这些因子的乘积是一个幂律：
+#   两个输入的预激活之间的夹角。经过大约 $k$ 层之后，这个夹角为 $\theta \approx 3\pi/k$（见上面的推导；严格地说，第 $k$ 层的因子用的是
+#   下面一层的夹角 $\theta_{k-1}$，但 $k$ 较大时 $3\pi/(k-1) \approx 3\pi/k$），所以这个因子约为 $1 - 3/k$，而这些因子的乘积是一个幂律：
 #   $\prod_{k=l+1}^{L+1}\bigl(1 - \frac3k\bigr) \approx \exp\bigl(-3\sum_{k=l+1}^{L+1}\frac1k\bigr) \approx \bigl(\frac lL\bigr)^3$。
 # - 所以第 $l$ 层给 $\Theta(x,x')$ 贡献约 $q\,(l/L)^3$，而给 $\Theta(x,x)$ 贡献 $q$，于是
 #
@@ -599,7 +608,8 @@ nh.check_close("the bump: a = k (1 − Σ̇⁽ᵏ⁾) from the kernels, k = 10 a
 # $$r_\text{eff}(K) = \frac{(\operatorname{tr} K)^2}{\operatorname{tr}(K^2)} = \frac{\bigl(\sum_i\lambda_i\bigr)^2}{\sum_i\lambda_i^2},$$
 #
 # 对 $n\times n$ 单位矩阵它等于 $n$，对秩为一的矩阵等于 1。对 $\tfrac34 I + \tfrac14\mathbf 1\mathbf
-# 1^\top$ 它等于 $16n/(n+15)$（文末的一道题推导了它），$n = 50$ 时为 12.3。下面取球面上的 50 个随机点，深度 500：
+# 1^\top$ 它等于 $16n/(n+15)$（文末的一道题推导了它），$n = 50$ 时为 12.3。下面取 $\mathbb R^{10}$ 中半径为 $\sqrt d$ 的球面（因而 $x\cdot x/d = 1$）上的 50 个随机点，
+# 深度 500：
 
 # %%
 points = nh.sphere(50, d=10, seed=2)
@@ -629,7 +639,7 @@ nh.check_between("smallest eigenvalue of the normalized NTK (limit 3/4)", smalle
 # - 在训练集之外，对*每个*训练点 $x_i$ 和每个新输入 $x$ 都有 $\Theta(x, x_i)/\Theta(x,x) \approx \tfrac14$，
 #   所以预测几乎处处是同一个数。
 #
-# 下面取球面 $S^9$ 上的一个光滑目标函数，100 个训练点和 200 个测试点，以及深度 1 到 50 的 NTK：
+# 下面取 $\mathbb R^{10}$ 中半径为 $\sqrt{10}$ 的球面（$x\cdot x/d = 1$）上的一个光滑目标函数，100 个训练点和 200 个测试点，以及深度 1 到 50 的 NTK：
 
 # %%
 data = nh.sphere(300, d=10, seed=1)
@@ -676,6 +686,16 @@ nh.check_between("test MSE at depth 50 / variance of the labels (near predicting
 nh.check_between("spread of the test predictions, depth 50 / depth 1 (they flatten)", spread, 0.0, 0.25)
 nh.check_close("question 5 at the end: the spread ratio, the test MSE at depth 50, the label variance",
                [spread, test_mse[-1], float(y[test].var())], [1 / 6, 0.101, 0.129], atol=5e-3)
+nh.check_close("question 5: the spread ratio, printed as 0.171", spread, 0.171, atol=5e-4)
+ones = torch.ones(100, dtype=torch.float64)
+limit_kernel = 0.75 * torch.eye(100, dtype=torch.float64) + 0.25 * ones[:, None] * ones[None, :]
+nh.check_close("question 5: ¼ 1ᵀ(¾I + ¼11ᵀ)⁻¹y = n ȳ/(n + 3)",
+               0.25 * ones @ torch.linalg.solve(limit_kernel, y[train]), 100 / 103 * y[train].mean(),
+               rtol=1e-10)
+nh.check_close("question 5: ȳ of the training labels and n ȳ/(n + 3)",
+               [y[train].mean(), 100 / 103 * y[train].mean()], [0.807, 0.783], atol=5e-4)
+nh.check_close("question 5: the mean of the depth-50 test predictions", predictions[50].mean(), 0.793,
+               atol=5e-4)
 
 # %% [markdown]
 # ## 有序与混沌（tanh、erf）
@@ -700,26 +720,22 @@ nh.check_close("question 5 at the end: the spread ratio, the test MSE at depth 5
 #
 # 即每一层把反向传播梯度的平方范数放大或缩小的倍数（第 2 步）。对 $\sigma_w^2 = 2$ 的 ReLU，
 # $\dot\Sigma(x,x) = 1$：这就是它的映射在 $c = 1$ 处斜率恰好为 1 的原因。
+
+# %% [markdown]
+# **三种相。** $\chi_1$ 小于、大于还是等于 1，决定了深度的作用。在每一种相中，**深度尺度**都是剩余距离缩小 $e$ 倍
+# 所需的层数。
 #
 # - $\chi_1 < 1$，**有序相**：所有输入都变得完全相关，而且是指数式的：$1 - c$ 每层大约乘以 $\chi_1$
 #   （深度尺度为 $-1/\ln\chi_1$）。NTK 比 NNGP 更慢地趋于常数矩阵
 #   $q^*/(1-\chi_1)\,\mathbf 1\mathbf 1^\top$：秩为一，因此梯度下降只能让所有输出一起移动。
 # - $\chi_1 > 1$，**混沌相**：$c = 1$ 是排斥的，相关系数稳定在 $\rho$ 的稳定不动点 $c^* < 1$，那里的斜率
 #   $\chi_c = \rho'(c^*)$ 小于 1。相关系数高于 $c^*$ 的输入对被推开，低于 $c^*$ 的被拉近，到 $c^*$ 的距离每层大约乘以
-#   $\chi_c$：混沌相的深度尺度是 $-1/\ln\chi_c$。$\Theta(x,x)$ 按 $\chi_1^l$ 增长，而在非对角元上递归变成
+#   $\chi_c$（深度尺度为 $-1/\ln\chi_c$）。$\Theta(x,x)$ 按 $\chi_1^l$ 增长，而在非对角元上递归变成
 #   $\Theta(x,x') \leftarrow q^*c^* + \chi_c\,\Theta(x,x')$，它保持有界（趋于 $q^*c^*/(1-\chi_c)$）。
-#   所以归一化 NTK 趋于单位矩阵：每个输入看起来都与其他输入无关，什么也泛化不了。
+#   所以归一化 NTK 趋于单位矩阵：每个输入看起来都与其他输入无关；用它做核回归，训练集之外的预测值随深度增加而趋于 0。
 # - $\chi_1 = 1$，**混沌边缘**：缓慢的、多项式速度的区域，与 $\sigma_w^2 = 2$ 时的 ReLU 类似。
 #
-# 第四种是退化情形：**无偏置且 $\sigma_w$ 较小**，$\sigma_w^2\phi'(0)^2 \le 1$（tanh 为 $\sigma_w \le 1$，erf 为
-# $\sigma_w \le \sqrt\pi/2 \approx 0.89$）。这时方差映射在 0 以上没有不动点：方差逐渐消失，$q^* = 0$。
-# 在下面的相图上，这种情形是底边 $\sigma_b^2 = 0$、$\sigma_w^2 \le 1$，它的端点 $(1, 0)$ 正是混沌边缘曲线与它相交的地方。
-#
-# - **梯度。** 在边界以下，即 $\sigma_w^2\phi'(0)^2 < 1$ 时，方差和 NTK 的尺度都随深度按指数消失，到达前面各层的梯度
-#   也是如此。（在有序相中只有梯度如此：那里 $q \to q^* > 0$，$\Theta(x,x) \to q^*/(1-\chi_1)$。）而*在*边界
-#   $\sigma_w^2\phi'(0)^2 = 1$ 上，方差只按 $1/(2l)$ 下降，梯度只以多项式速度缩小，$\Theta(x,x)$ 趋于 ½，而不是趋于 0。
-# - **相关系数**既不趋于 1，也不趋于一个共同的 $c^*$：预激活缩小到 $\phi$ 呈线性的范围内，相关映射趋于恒等映射，
-#   每一对输入的相关系数都*冻结*了：几乎不离开它的起始值。
+# 下面 tanh 的相图用颜色表示 $\log\chi_1$。底边上的绿色线段是第四种、退化的情形，在接下来两幅图之后讨论。
 
 # %%
 sigma_w2_grid = torch.linspace(0.5, 4.0, 36, dtype=torch.float64)
@@ -733,7 +749,7 @@ norm = colors.TwoSlopeNorm(vmin=float(log_chi.min()), vcenter=0.0, vmax=float(lo
 image = ax.pcolormesh(sigma_w2_grid, sigma_b2_grid, log_chi, cmap="RdBu_r", norm=norm, shading="auto")
 ax.contour(sigma_w2_grid, sigma_b2_grid, chi, levels=[1.0], colors="k")
 ax.plot([], [], "k-", label=nh._("edge of chaos, χ₁ = 1"))
-ax.plot([1.761], [0.05], "k*", ms=12, label=nh._("(1.761, 0.05), Schoenholz et al."))
+ax.plot([1.761], [0.05], "k*", ms=12, label=nh._("published edge-of-chaos point (1.761, 0.05)"))
 ax.plot([0.5, 1.0], [0.0, 0.0], color=nh.plotting.PALETTE[2], lw=6, label=nh._("q* = 0 (degenerate)"))
 outline = [patheffects.withStroke(linewidth=3, foreground="black")]                # readable on dark blue
 ax.text(0.7, 0.42, nh._("ordered\nχ₁ < 1"), fontsize=12, color="white", fontweight="bold",
@@ -774,6 +790,11 @@ ax.set_ylabel(nh._("correlation c_l"))
 ax.set_title(nh._("Order pulls correlations to 1, the edge only slowly; chaos drives them to c* < 1 "
                   "from both sides"), fontsize=11)
 ax.legend(fontsize=9, loc="upper left", bbox_to_anchor=(1.01, 1.0))     # outside: the curves cross inside
+zoom = ax.inset_axes([1.08, 0.0, 0.3, 0.36])                                 # below the legend, outside
+zoom.plot(paths[1][:13, 1], "--", color=nh.plotting.PALETTE[1])
+zoom.axhline(0.95, color="k", ls=":", lw=1)
+zoom.set_title(nh._("zoom: the edge from 0.95 first dips"), fontsize=9)
+zoom.tick_params(labelsize=8)
 plt.show()
 chaotic_w2 = list(phases.values())[-1]
 chaos = nh.signal_regime("tanh", sigma_w=math.sqrt(chaotic_w2), sigma_b=math.sqrt(0.05))
@@ -781,21 +802,29 @@ print(nh._("chaotic (σ_w² = {w2}): χ₁ = {chi:.3f}, c* = {c_star:.3f}, depth
     w2=chaotic_w2, chi=chaos.chi1, c_star=chaos.c_star, scale=chaos.depth_scale))
 
 # %% [markdown]
-# 混沌边缘的虚线先下降，四层之内从 0.950 降到 0.944，然后才上升。这是因为起点 $q_0 = 1$ 高于混沌边缘的
-# $q^* = 0.57$。在方差缩小的过程中，第 $l$ 层映射 $c$ 时在 $c = 1$ 处的斜率是
-# $\sigma_w^2\,\mathbb E[\phi'(\sqrt{q_l}\,z)^2]\,q_l/q_{l+1}$，而比值 $q_l/q_{l+1} > 1$ 把它抬到 1 以上
-# （第一层为 1.10，之后每层更小）：在这几层里，混沌边缘表现得像混沌相，把这一对输入推开。若从 $q_0 = q^*$ 出发，
-# 虚线每一层都上升。
+# 混沌边缘的虚线先下降，四层之内从 0.950 降到 0.944（见右侧放大图），然后才上升。这是因为起点 $q_0 = 1$
+# 高于混沌边缘的 $q^* = 0.57$。
+#
+# - **方差 $q$ 变化时的斜率。** 第 $l+1$ 层给出 $c_{l+1} = (\sigma_w^2\,\mathbb E[\phi(u)\phi(v)] + \sigma_b^2)/q_{l+1}$，
+#   其中 $\mathrm{Cov}(u,v) = q_l c_l$，所以由 Price 定理，斜率为 $\partial c_{l+1}/\partial c_l =
+#   \sigma_w^2\,\mathbb E[\phi'(u)\phi'(v)]\,q_l/q_{l+1}$；在 $c = 1$ 处它是
+#   $\sigma_w^2\,\mathbb E[\phi'(\sqrt{q_l}\,z)^2]\,q_l/q_{l+1}$。
+# - **每一层都大于 1。** 方差缩小时，$q_l/q_{l+1} > 1$ 把这个斜率抬到 1 以上：前五层依次为 1.099、1.043、
+#   1.021、1.010、1.005，随着 $q_l \to q^*$ 趋于 1。所以在 $c = 1$ 附近，每一层都把这一对输入稍稍推开。
+# - **下降为何停止。** 在 1 处的斜率只确定那里的切线；映射是向上弯的，所以在 $c = 0.944$ 处它略高于那条切线。
+#   四层之后斜率已非常接近 1，这个弯曲占了上风，相关系数转而上升。若从 $q_0 = q^*$ 出发，虚线每一层都上升。
 #
 # **先预测，再运行。** 在上面的单元格中，把混沌相的 $\sigma_w^2$ 从 3.0 提高到 4.0（把 `phases` 的最后一项改成
-# `"chaotic (4.0, 0.05)": 4.0`），再运行一次。$c^*$ 会更高还是更低？
-# 虚线到达那里所需的层数会更少还是更多？（之后请改回 3.0。）
+# `"chaotic (4.0, 0.05)": 4.0`），再运行一次。$c^*$ 会更高还是更低？虚线到达那里所需的层数会更少还是更多？
+# （之后请改回 3.0。）提示：$c^*$ 是 $\rho$ 与对角线的交点，而 $\rho$ 从 $\rho(0) = \sigma_b^2/q^*$（tanh 是奇函数）
+# 走到 $\rho(1) = 1$，在那里的斜率为 $\chi_1$。$\sigma_w^2$ 增大时，$q^*$ 和 $\chi_1$ 各往哪个方向变？
 #
 # <details><summary>答案</summary>
 #
-# 更低，而且更快：$c^* = 0.165$，而不是 0.299；深度尺度 $-1/\ln\chi_c$ 为 7.0 层，而不是 9.1 层；虚线在 20 层之后
-# 就降到约 0.33，而不是 40 层之后。更大的 $\sigma_w^2$ 让每一层把微小的差异放大得更多（$\chi_1 = 1.342$，而不是 1.209），
-# 所以相近的输入被更快地推开，每一对输入最终的相关性也更弱。
+# 更低，而且更快：$c^* = 0.165$，而不是 0.299。更大的 $\sigma_w^2$ 使 $q^*$ 增大，于是 $\rho(0) = \sigma_b^2/q^*$ 下降；
+# 它还让 $\rho$ 在 1 处更陡（$\chi_1 = 1.342$，而不是 1.209）：曲线与对角线的交点更低。速度由 $c^*$ 处的斜率决定：
+# 到 $c^*$ 的距离每层乘以 $\chi_c = 0.867$，而不是 0.895（深度尺度 $-1/\ln\chi_c$ 为 7.0 层，而不是 9.1 层），
+# 虚线在 20 层之后就降到约 0.33，而不是 40 层之后。
 #
 # </details>
 
@@ -843,12 +872,49 @@ from_q_star = nh.correlation_trajectory(starts, 40, "tanh", sigma_w=math.sqrt(1.
                                         q0=edge_regime.q_star)[:, 1]
 nh.check_that("the dip: from q₀ = q* the dashed curve rises at every layer",
               bool((from_q_star.diff() > 0).all()))
+near = nh.correlation_trajectory(torch.tensor(1 - 1e-7, dtype=torch.float64), 40, "tanh",
+                                 sigma_w=math.sqrt(1.761), sigma_b=math.sqrt(0.05))
+slopes = (1 - near[1:]) / (1 - near[:-1])                         # each layer's slope at c = 1, from q₀ = 1
+nh.check_close("the dip: the slopes at c = 1 of the first five layers", slopes[:5],
+               [1.099, 1.043, 1.021, 1.010, 1.005], atol=6e-4)
+nh.check_that("the dip: the slope at c = 1 is above 1 at every one of the 40 layers",
+              bool((slopes > 1).all()),
+              measured=float(slopes.min()), expected="> 1")
+tangent = 1 - slopes * (1 - edge_dashed[:-1])                     # each layer's tangent at c = 1, at c_l
+nh.check_that("the dip: each layer's map lies above its tangent at c = 1 (it curves upwards)",
+              bool((edge_dashed[1:] > tangent).all()))
+nh.check_close("the answer: χ_c = exp(−1/depth scale) at σ_w² = 3 and 4",
+               [math.exp(-1 / chaos.depth_scale), math.exp(-1 / hotter.depth_scale)], [0.895, 0.867],
+               atol=5e-4)
+nh.check_close("the answer: χ_c at σ_w² = 3 from the central difference", chi_c, 0.895, atol=5e-4)
+nh.check_that("the hint: q* grows with σ_w² (3 → 4), so ρ(0) = σ_b²/q* drops",
+              hotter.q_star > chaos.q_star,
+              measured=str([round(chaos.q_star, 3), round(hotter.q_star, 3)]), expected="increasing")
+nh.check_close("the hint: ρ(0) = σ_b²/q* for tanh at σ_w² = 3", one_layer(0.0), 0.05 / chaos.q_star,
+               rtol=1e-9)
+
+# %% [markdown]
+# ### 一种退化情形：无偏置、$\sigma_w$ 较小
+#
+# 取**无偏置且 $\sigma_w$ 较小**的情形，$\sigma_w^2\phi'(0)^2 \le 1$（tanh 为 $\sigma_w \le 1$，erf 为
+# $\sigma_w \le \sqrt\pi/2 \approx 0.89$）。这时方差映射在 0 以上没有不动点：方差逐渐消失，$q^* = 0$。
+# 在相图上，这种情形是绿色的底边 $\sigma_b^2 = 0$、$\sigma_w^2 \le 1$，它的端点 $(1, 0)$ 正是混沌边缘曲线与它相交的地方。
+#
+# - **梯度。** 在边界以下，即 $\sigma_w^2\phi'(0)^2 < 1$ 时，方差和 NTK 的尺度都随深度按指数消失，到达前面各层的梯度
+#   也是如此。（在有序相中只有梯度如此：那里 $q \to q^* > 0$，$\Theta(x,x) \to q^*/(1-\chi_1)$。）而*在*边界
+#   $\sigma_w^2\phi'(0)^2 = 1$ 上，方差只按 $1/(2l)$ 下降，梯度只以多项式速度缩小，$\Theta(x,x)$ 趋于 ½，而不是趋于 0。
+# - **相关系数**既不趋于 1，也不趋于一个共同的 $c^*$：预激活缩小到 $\phi$ 呈线性的范围内，相关映射趋于恒等映射，
+#   每一对输入的相关系数都*冻结*了：几乎不离开它的起始值。
 
 # %% [markdown]
 # 退化情形：无偏置的 tanh，取 $\sigma_w = 0.5$、$0.8$ 以及边界上的 $\sigma_w = 1$，画出 100 层内的方差
 # $q_l$、NTK 的尺度 $\Theta(x,x)$ 以及 60° 处（输入相关系数 0.5）的归一化 NNGP。在边界上，方差只按 $1/(2l)$
 # 衰减：那里 $\tanh(u)^2 \approx u^2 - \tfrac23u^4$ 给出 $q_{l+1} \approx q_l - 2q_l^2$，所以 $q_l \approx 1/(2l)$。
-# 在边界以下则按指数衰减。
+# 在边界以下则按指数衰减。中间一图的插图以线性刻度画出 $\sigma_w = 1$ 时的 $\Theta(x,x)$。
+#
+# 在右图中，点线是输入相关系数 0.5。在深度 1 处曲线就已位于它下方：第一个隐藏层的方差为 $q_1 = \sigma_w^2$
+# （这里 $x\cdot x/d = 1$），大到 tanh 还不能近似为线性；而对无偏置的奇函数 $\phi$，相关映射在 $0 < c < 1$ 时满足
+# $\rho(c) < c$（它关于 $c$ 的展开只含奇次幂）。
 
 # %%
 layers_100 = torch.arange(1, 101)
@@ -862,17 +928,25 @@ for index, small in enumerate((0.5, 0.8, 1.0)):
 left.loglog(layers_100 + 1, 1 / (2 * (layers_100 + 1.0)), "k--", lw=1, label="1/(2l)")
 left.set_ylim(1e-12, 3)
 middle.axhline(0.5, color="k", ls=":", lw=1)
-right.set_ylim(0.4, 0.52)
+linear = middle.inset_axes([0.1, 0.08, 0.42, 0.36])                       # empty lower left of the panel
+linear.plot(layers_100, sp.ring_kernels("tanh", 1.0, 0.0).ntk_scale, color=nh.plotting.PALETTE[2])
+linear.axhline(0.5, color="k", ls=":", lw=1)
+linear.set_ylim(0, 1)
+linear.set_title(nh._("σ_w = 1, linear scale"), fontsize=8)
+linear.tick_params(labelsize=7)
+right.axhline(0.5, color="k", ls=":", lw=1, label=nh._("input correlation 0.5"))
+right.set_ylim(0.3, 0.7)
 for ax, x_label, y_label, title in (
         (left, nh._("layer l = L + 1"), nh._("variance q_l"),
          nh._("The variance dies, like 1/(2l) at σ_w = 1")),
-        (middle, nh._("depth L"), "Θ(x,x)", nh._("So does the NTK's scale, but not at σ_w = 1 (→ ½)")),
+        (middle, nh._("depth L"), "Θ(x,x)",
+         nh._("So does the NTK's scale, but not at σ_w = 1 (→ ½, inset)")),
         (right, nh._("depth L"), nh._("normalized NNGP at 60°"),
-         nh._("The correlation barely moves, never towards 1"))):
+         nh._("The correlation stays below the input's 0.5, never nears 1"))):
     ax.set_xlabel(x_label)
     ax.set_ylabel(y_label)
     ax.set_title(title, fontsize=11)
-    ax.legend(fontsize=9)
+    ax.legend(fontsize=9, loc="center right" if ax is middle else "best")
 plt.show()
 boundary = nh.self_kernels_by_depth(1.0, depth=1000, activation="tanh", sigma_w=1.0, sigma_b=0.0)[1]
 print(nh._("tanh, σ_w = 1, no bias: Θ(x,x) = {d10:.3f}, {d100:.3f}, {d1000:.3f} at depths 10, 100, 1000")
@@ -900,8 +974,14 @@ nh.check_between("relative drift of the 60° NNGP over 100 layers, σ_w = 0.5", 
 nh.check_between("relative drift of the 60° NNGP over 100 layers, σ_w = 0.8", abs(drift[0.8]), 0.0, 0.02)
 nh.check_between("relative drift of the 60° NNGP over 100 layers, σ_w = 1.0 (the boundary)", abs(drift[1.0]),
                  0.03, 0.10)
-nh.check_that("the right panel's curves stay inside its limits 0.4 .. 0.52",
-              all(0.4 < float(v.min()) and float(v.max()) < 0.52 for v in at_60_nngp.values()))
+nh.check_that("the right panel's curves stay inside its limits 0.3 .. 0.7",
+              all(0.3 < float(v.min()) and float(v.max()) < 0.7 for v in at_60_nngp.values()))
+nh.check_that("the right panel: below the input correlation 0.5 from depth 1 on",
+              all(float(v.max()) < 0.5 for v in at_60_nngp.values()))
+nh.check_close("the right panel: depth 1 at σ_w = 0.5, 0.8, 1", [at_60_nngp[s][0] for s in (0.5, 0.8, 1.0)],
+               [0.494, 0.482, 0.473], atol=5e-4)
+nh.check_close("the inset: Θ(x,x) at σ_w = 1, depths 10 and 100",
+               sp.ring_kernels("tanh", 1.0, 0.0).ntk_scale[[9, 99]], [0.616, 0.520], atol=5e-4)
 nh.check_that("the correlation never moves towards 1", all(d < 0 for d in drift.values()),
               measured=str(drift), expected="every drift < 0")
 nh.check_close("q at σ_w = 1 after 101 layers vs 1/(2l) (5 %: higher-order terms)",
@@ -1049,6 +1129,13 @@ nh.check_close("answer 2: q at depth 1 and 100, σ_w = √2, σ_b = 0.5",
                sp.ring_kernels("relu", sp.SQRT2, 0.5).variance[[0, 99]], [2.5, 27.25], rtol=1e-12)
 nh.check_close("answer 2: NTK at 60°, depth 100, σ_w = 2, σ_b = 0.5", at_60("relu", 2.0, 0.5, 100), 0.279,
                atol=5e-4)
+biased, depth_axis = sp.ring_kernels("relu", sp.SQRT2, 0.5), torch.arange(1, 101, dtype=torch.float64)
+nh.check_close("question 2 at the end: Σ⁽ᴸ⁺¹⁾(x,x) = 2 + (L+1)/4 at σ_b² = 0.25", biased.variance,
+               2 + (depth_axis + 1) / 4, rtol=1e-12)
+nh.check_close("question 2 at the end: Θ(x,x) = 2(L+1) + (L+1)(L+2)/8 at σ_b² = 0.25", biased.ntk_scale,
+               2 * (depth_axis + 1) + (depth_axis + 1) * (depth_axis + 2) / 8, rtol=1e-12)
+nh.check_close("question 2 at the end: Θ(x,x) at depths 1 and 3", biased.ntk_scale[[0, 2]], [4.75, 10.5],
+               rtol=1e-12)
 names = [found.name for found in regimes.values()]
 nh.check_that("answer 3: ordered, edge, chaotic for tanh at σ_w = 1.50, 1.55, 1.60; erf chaotic at 1.50",
               names == ["ordered", "edge of chaos", "chaotic", "chaotic"], measured=str(names),
@@ -1083,14 +1170,18 @@ nh.check_close("answer 3: the NTK at 60°, depth 100", hot.ntk[99, sp.AT_60], 0.
 #
 # </details>
 #
-# **2.** ReLU，$\sigma_w^2 = 2$，$\sigma_b = 0$，输入满足 $x\cdot x/d = 1$。不做任何数值计算，
-# 给出有 $L$ 个隐藏层的网络的 $\Sigma^{(l)}(x,x)$、$\dot\Sigma^{(l)}(x,x)$ 和 $\Theta(x,x)$。
+# **2.** ReLU，$\sigma_w^2 = 2$，这次*带*偏置 $\sigma_b^2 = 0.25$，输入满足 $x\cdot x/d = 1$。不做任何数值计算，
+# 给出有 $L$ 个隐藏层的网络的 $\Sigma^{(l)}(x,x)$、$\dot\Sigma^{(l)}(x,x)$ 和 $\Theta(x,x)$。（无偏置时，4.1.2 得到
+# $\Theta(x,x) = (L+1)\,q$。）
 #
 # <details><summary>答案</summary>
 #
-# $\Sigma^{(1)}(x,x) = \sigma_w^2 = 2$，而方差映射 $q_{l+1} = \tfrac{\sigma_w^2}{2}q_l$ 让它在每一层都保持为 2。
-# $\dot\Sigma(x,x) = \sigma_w^2\,\mathbb E[\phi'(u)^2] = 2\cdot\tfrac12 = 1$。所以
-# $\Theta = \sum_l\Sigma^{(l)}\prod_{k>l}\dot\Sigma^{(k)}$ 的每一项都是 2，$\Theta(x,x) = 2(L+1)$：$L = 1000$ 时为 2002，与上面打印的一致。
+# $\Sigma^{(1)}(x,x) = \sigma_w^2 + \sigma_b^2 = 2.25$，而方差映射 $q_{l+1} = \tfrac{\sigma_w^2}{2}q_l + \sigma_b^2 =
+# q_l + 0.25$ 每层加 0.25：$\Sigma^{(l)}(x,x) = 2 + l/4$。偏置不进入 $\dot\Sigma$：
+# $\dot\Sigma(x,x) = \sigma_w^2\,\mathbb E[\phi'(u)^2] = 2\cdot\tfrac12 = 1$，与方差无关。所以
+# $\Theta = \sum_l\Sigma^{(l)}\prod_{k>l}\dot\Sigma^{(k)}$ 的各项就是各层的方差本身，
+# $\Theta(x,x) = \sum_{l=1}^{L+1}(2 + l/4) = 2(L+1) + (L+1)(L+2)/8$：深度 1 时为 4.75，深度 3 时为 10.5。
+# 没有偏置时，同样的步骤给出 $2(L+1)$，即 $L = 1000$ 时打印出的 2002。
 #
 # </details>
 #
@@ -1116,14 +1207,18 @@ nh.check_close("answer 3: the NTK at 60°, depth 100", hot.ntk[99, sp.AT_60], 0.
 #
 # </details>
 #
-# **5.** 深度 50 的 ReLU NTK 能精确拟合每个训练标签。为什么它的测试误差仍然接近“预测均值”的误差？
+# **5.** 深度 50 的 ReLU NTK 能精确拟合每个训练标签，但它的测试 MSE（0.101）已经走完了通向“预测均值”的误差
+# （0.129）的大部分路程。在深度很大的极限下，它在训练集之外的预测趋于哪个常数？提示：那里
+# $\Theta(x,X) \approx \tfrac14\Theta(x,x)\,\mathbf 1^\top$，$\Theta(X,X) \approx \Theta(x,x)\bigl(\tfrac34 I + \tfrac14\mathbf 1\mathbf 1^\top\bigr)$；
+# 试试把 $\mathbf 1$ 当作特征向量。
 #
 # <details><summary>答案</summary>
 #
-# 让它能够拟合的是 $\tfrac34 I$ 这一部分，而它只作用在训练点自身上。新的输入 $x$ 通过
-# $\Theta(x, x_i) \approx \tfrac14\Theta(x,x)$ 看到每个训练点，这对所有 $i$ 和所有 $x$ 几乎都一样，
-# 所以在训练集之外，$\Theta(x,X)\Theta(X,X)^{-1}y$ 几乎处处是同一个数。上面深度 50 时预测值的离散程度
-# 大约只有深度 1 时的六分之一（0.171），测试 MSE 为 0.101，而标签的方差为 0.129。
+# 预测变成 $\tfrac14\mathbf 1^\top\bigl(\tfrac34 I + \tfrac14\mathbf 1\mathbf 1^\top\bigr)^{-1}y$。向量 $\mathbf 1$ 是特征值为
+# $\tfrac34 + \tfrac n4$ 的特征向量，所以 $\mathbf 1^\top(\cdots)^{-1} = \tfrac4{n+3}\mathbf 1^\top$，预测为
+# $\sum_i y_i/(n+3) = \tfrac n{n+3}\,\bar y$：训练标签的均值，略微缩小；这里为 0.783（$n = 100$，$\bar y = 0.807$）。
+# 让核能够拟合的 $\tfrac34 I$ 这一部分只作用在训练点自身上。深度 50 还不是极限：测试预测的平均为 0.793，
+# 其离散程度约为深度 1 时的六分之一（比值 0.171）。
 #
 # </details>
 #
@@ -1132,8 +1227,8 @@ nh.check_close("answer 3: the NTK at 60°, depth 100", hot.ntk[99, sp.AT_60], 0.
 # <details><summary>答案</summary>
 #
 # 在第 $l+1$ 层的大数定律中：它对第 $l$ 层的各单元求平均，就好像这些单元已经是协方差为 $\Sigma^{(l)}$ 的
-# 独立高斯过程；只有当第 $l$ 层（及其下方各层）的宽度先趋于无穷时，这一点才成立。如果所有宽度一起保持有限，
-# 这些单元只是可交换的；极限仍然相同，这正是 Matthews et al.（2018）和 Yang（2019）的结果。
+# 独立高斯过程；只有当第 $l$ 层（及其下方各层）的宽度先趋于无穷时，这一点才成立。如果所有宽度一起增长，
+# 那么在每个有限宽度下这些单元只是可交换的；极限仍然相同，这正是 Matthews et al.（2018）和 Yang（2019）的结果。
 #
 # </details>
 
