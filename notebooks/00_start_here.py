@@ -37,20 +37,28 @@ if importlib.util.find_spec("ntk_helpers") is None:
 # %% [markdown]
 # ## The idea in one picture
 #
-# Take one gradient step on a single training input $x_0$ with target $y_0$: the network's output moves on
-# *every* input $x$, and to first order by $\eta\,\Theta(x,x_0)\,(y_0 - f(x_0))$, the learning rate times the
-# kernel times the residual, where $\Theta(x,x_0) = \nabla_\theta f(x)\cdot\nabla_\theta f(x_0)$ is the neural
-# tangent kernel. The NTK is the table of how learning on one input changes the prediction on another, and as
-# the network gets wider this table becomes a fixed kernel set by the architecture alone.
+# Take one gradient step on a single training input $x_0$ with target $y_0$ and the squared loss: the
+# network's output moves on *every* input $x$, to first order by $-\eta\,\Theta(x,x_0)\,r$. That is the
+# learning rate times the kernel times the **residual** $r = f(x_0) - y_0$ (in every lesson: output minus
+# target), where $\Theta(x,x_0) = \nabla_\theta f(x)\cdot\nabla_\theta f(x_0)$ is the neural tangent kernel. The
+# NTK is the table of how learning on one input changes the prediction on another, and as the network gets
+# wider this table becomes a fixed kernel set by the architecture alone.
 #
+# > **One term per weight matrix.** $\Theta(x,x') = \sum_l \nabla_{W_l} f(x)\cdot\nabla_{W_l} f(x')$.
+# > At infinite width, layer $l$'s term is the covariance $\Sigma^{(l)}(x,x')$ of the pre-activations $W_l$
+# > makes, times one backward factor $\dot\Sigma(x,x')$ for each layer above it (lesson 02 derives both).
+# > In the network below each of the three weight matrices gives 2 at $x = x' = x_0$: $\Theta_\infty(x_0,x_0) = 6$.
+
+# %% [markdown]
 # Below, a ReLU network takes one step of gradient descent, with learning rate $\eta = 0.1$, on the input at
-# angle 0°, whose target we set 1 above its current output (residual 1). It has two hidden layers of width
+# angle 0°, whose target we set 1 above its current output ($r = -1$). It has two hidden layers of width
 # 1024 (`depth = 2`: three weight matrices, the readout included), every layer scaled by $\sigma_w = \sqrt2$,
-# the readout too, and no bias; its inputs lie on a circle in $\mathbb R^2$ with $\lVert x\rVert^2 = d = 2$. The
-# dots are how much $f$ changed on 72 inputs around the circle; the lines are the first-order prediction
-# $\eta\,\Theta(x,x_0)$, with this network's own NTK and with the infinite-width one. The lower panel
-# magnifies what separates them. The settings sit on one line of the cell; the questions under the figure ask
-# you to change them and re-run it.
+# and no bias; its inputs lie on a circle in $\mathbb R^2$ with $\lVert x\rVert^2 = d = 2$. The dots are how
+# much $f$ changed on 72 inputs around the circle; the lines are the first-order prediction
+# $-\eta\,\Theta(x,x_0)\,r = \eta\,\Theta(x,x_0)$, with this network's own NTK and with the infinite-width one.
+# The lower panel magnifies the two differences, against the signed angle from $x_0$ (negative: clockwise):
+# the blue dots are what first order leaves out, the orange line this network's NTK minus the infinite-width
+# one. The settings sit on one line of the cell; the questions under the figure ask you to change them.
 
 # %%
 import matplotlib.pyplot as plt
@@ -73,7 +81,7 @@ top.legend(loc="upper left", fontsize=9.5)
 gaps.axhline(0, color="0.6", lw=1)
 gaps.plot(step.degrees, step.measured - step.predicted, "o", ms=3, label=nh._("dots − solid line"))
 gaps.plot(step.degrees, step.predicted - step.limit, "-", color="C1", label=nh._("solid − dashed line"))
-gaps.set(xlabel=nh._(r"angle between $x$ and the trained input $x_0$ (degrees)"), xticks=range(-180, 181, 60),
+gaps.set(xlabel=nh._(r"signed angle from the trained input $x_0$ (degrees)"), xticks=range(-180, 181, 60),
          ylabel=nh._("difference"))
 gaps.set_title(tour.gaps_title(step), fontsize=10)
 gaps.legend(loc="upper left", fontsize=8.5, ncols=2)
@@ -95,7 +103,7 @@ model = nh.mlp(depth=2, activation="relu").network(2, width=1024, seed=0)
 parameters = [p for p in model.parameters() if p.requires_grad]
 with torch.no_grad():
     before = model(circle_x).reshape(-1)
-target = before[0] + 1.0                                      # y₀, 1 above f(x₀): the residual is 1
+target = before[0] + 1.0                                      # y₀, 1 above f(x₀): residual f(x₀) − y₀ = −1
 loss = 0.5 * (model(circle_x[:1]).reshape(()) - target) ** 2  # the squared loss on x₀ alone
 gradients = torch.autograd.grad(loss, parameters)
 with torch.no_grad():
@@ -115,12 +123,12 @@ print(nh._("written out: f(x₀) rose by {rise:.2f}").format(rise=change[0]))
 #
 # <details><summary>Answer</summary>
 #
-# To first order the rise is $\eta\,\Theta(x_0,x_0)$ times the residual of 1, and the infinite-width
-# $\Theta(x_0,x_0)$ of this network is 6 (2 from each of its three weight layers; lesson 02 shows why):
+# To first order the rise is $-\eta\,\Theta(x_0,x_0)\,r$ with $r = -1$, and the infinite-width
+# $\Theta(x_0,x_0)$ of this network is 6 (2 from each of its three weight matrices, as in the box above):
 # $0.1 \times 6 = 0.6$. So $\eta = 1/6$ lands on the target: $f(x_0)$ rises by 1.02 (this network's own
-# $\Theta(x_0,x_0)$ is 6.15, not exactly 6). At $\eta = 0.5$ it rises by 3.02: the error $f(x_0) - y_0$ goes
-# from $-1$ to $+2.02$. Each step multiplies the error by $1 - \eta\,\Theta(x_0,x_0)$, here about $1 - 3 = -2$,
-# so steps at this rate overshoot by more every time and diverge. The error shrinks only for
+# $\Theta(x_0,x_0)$ is 6.15, not exactly 6). At $\eta = 0.5$ it rises by 3.02: the residual $r$ goes
+# from $-1$ to $+2.02$. Each step multiplies $r$ by $1 - \eta\,\Theta(x_0,x_0)$, here about $1 - 3 = -2$,
+# so steps at this rate overshoot by more every time and diverge. The residual shrinks only for
 # $\eta < 2/\Theta(x_0,x_0)$, here about 0.33; lesson 07 turns this into the learning-rate limit of a whole
 # training set.
 #
@@ -132,22 +140,21 @@ print(nh._("written out: f(x₀) rose by {rise:.2f}").format(rise=change[0]))
 #
 # <details><summary>Answer</summary>
 #
-# All inputs share the parameters, and the NTK adds up one term per weight layer,
-# $\Theta(x,x_0) = \sum_l \nabla_{W_l} f(x)\cdot\nabla_{W_l} f(x_0)$. In this depth-2 network the terms of
+# All inputs share the parameters, and the NTK adds up one term per weight matrix (the box above). In this
+# depth-2 network the terms of
 # the two layers above the first are built from ReLU outputs, ReLU slopes (0 or 1) and squared readout weights,
 # none of them negative, so those terms are never negative. (In deeper networks a middle layer's term also
 # holds products of different weights, of either sign.) Only the first layer's term contains the inputs
 # themselves, through
 # $x\cdot x_0 = d\cos\theta$, which is negative past 90°. With two hidden layers the other two terms outweigh
 # it at every angle: the smallest change, about 0.05, is on the far side. With one hidden layer it is one term
-# of two, and far from $x_0$ it wins: the dots from 115° to 175° dip below 0 (the lowest is about −0.03). The
+# of two, and far from $x_0$ it wins: most dots beyond 110° dip below 0 (the lowest is about −0.03). The
 # dashed depth-1 curve of the slider below shows the same in the infinite-width kernel, down to −0.07.
 #
 # </details>
 #
-# 3. The printout and the lower panel show two gaps: the dots are 0.40 % from the solid line (what the
-#    first-order expansion leaves out) and the solid line 3.0 % from the dashed one (this network's kernel
-#    against the infinite-width one); each gap is a relative 2-norm over the 72 inputs,
+# 3. The printout and the lower panel show two gaps: the dots are 0.40 % from the solid line and the solid
+#    line 3.0 % from the dashed one; each gap is a relative 2-norm over the 72 inputs,
 #    $\lVert a - b\rVert / \lVert b\rVert$. Predict which gap changes when you halve $\eta$, and which when you
 #    make the network four times wider; then try `lr = 0.05`, and `width = 4096` with `lr = 0.1`.
 #
@@ -155,11 +162,12 @@ print(nh._("written out: f(x₀) rose by {rise:.2f}").format(rise=change[0]))
 #
 # Halving $\eta$ leaves the kernel gap at 3.0 %: both kernels belong to the network before the step, and $\eta$
 # does not enter them. The first-order gap falls to 0.27 %, by less than half. With a smooth activation what
-# first order leaves out is of order $\eta^2$, against a change of order $\eta$, so the gap would halve (try
-# `activation = "erf"`). ReLU has a kink: a unit whose pre-activation crosses 0 during the step switches on or
-# off, which no first-order expansion sees, and more units cross the larger $\eta$ is. The gap shrinks more
-# slowly than $\eta$: over seeds 0–2, halving $\eta$ multiplies it by 0.64 to 0.90, nearer the
-# $1/\sqrt2 \approx 0.71$ of a gap growing like $\sqrt\eta$ than the ½ of a smooth activation.
+# first order leaves out is of order $\eta^2$, against a change of order $\eta$, so the gap halves (try
+# `activation = "erf"`: 0.09 % to 0.05 %). ReLU has a kink: a unit whose pre-activation crosses 0 during the
+# step switches on or off, which no first-order expansion sees. At $\eta = 0.1$ this happens for 155 of the
+# $2 \times 1024 \times 72$ (hidden unit, input) pairs, at $\eta = 0.05$ for 66, so at these rates the gap
+# follows no simple law: over seeds 0–2, halving $\eta$ multiplies it by 0.64 to 0.90. At $\eta = 10^{-4}$ no
+# unit switches, and halving $\eta$ once more halves the gap (ratio 0.500), as for erf.
 #
 # Width 4096 shrinks the first-order gap to 0.11 %, but the kernel gap *grows*, to 4.8 %: one network is one
 # random draw, and seed 0 happened to be close at width 1024. Over seeds 0–5 (try `seed = 1`, …, `5`):
@@ -216,6 +224,14 @@ halving = [smaller.taylor_gap / base.taylor_gap]
 halving += [first_order_gap(0.05, s) / first_order_gap(0.1, s) for s in (1, 2)]
 nh.check_close("relu, seeds 0–2: halving η multiplies the first-order gap by 0.64 to 0.90",
                [min(halving), max(halving)], [0.64, 0.90], atol=0.005)
+nh.check_that("relu, η = 0.1 and 0.05: (unit, input) pairs switched on or off by the step (quoted 155, 66)",
+              [base.switched, smaller.switched] == [155, 66], measured=[base.switched, smaller.switched],
+              expected=[155, 66])
+tiny = [tour.one_step(relu, width=1024, lr=lr, seed=0) for lr in (1e-4, 5e-5)]
+nh.check_that("relu, η = 1e-4 and 5e-5: no unit switches", [t.switched for t in tiny] == [0, 0],
+              measured=[t.switched for t in tiny], expected=[0, 0])
+nh.check_close("relu, η = 1e-4: halving η halves the first-order gap (quoted 0.500)",
+               tiny[1].taylor_gap / tiny[0].taylor_gap, 0.500, atol=0.0005)
 nh.check_between("ReLU: halving η removes less than half of the first-order gap",
                  smaller.taylor_gap / base.taylor_gap, 0.55, 0.95)
 nh.check_close("halving η leaves the kernel gap as it was", smaller.width_gap, base.width_gap, rtol=1e-9)
@@ -238,6 +254,10 @@ nh.check_close("kernel gap over seeds 0–5, width 4096: smallest, mean, largest
                summary[4096], [0.022, 0.032, 0.048], atol=0.0005)
 nh.check_between("four times the width: the mean kernel gap about halves",
                  summary[4096][1] / summary[1024][1], 0.4, 0.7)
+orange = base.predicted - base.limit
+plus, minus = (orange[np.isclose(base.degrees, angle)][0] for angle in (30, -30))
+nh.check_that("width 1024: the orange line is not symmetric about 0° (at +30° and −30°)",
+              abs(plus - minus) > 0.01, measured=[plus, minus], expected="a difference above 0.01")
 
 # %% [markdown]
 # ## What is known about the NTK
@@ -250,45 +270,43 @@ nh.check_between("four times the width: the mean kernel gap about halves",
 # $$\Delta f(x) \approx \nabla_\theta f(x)\cdot\Delta\theta
 #   = -\eta\sum_{i=1}^n \Theta(x,x_i)\,\frac{\partial \ell}{\partial f(x_i)} .$$
 #
-# For the squared loss $\ell = \frac12\sum_i (f(x_i) - y_i)^2$ the last factor is the residual $f(x_i) - y_i$
-# (in the picture: one input, residual $-1$). Nothing here needs a wide network. What width buys is that
-# $\Theta$ stops being random and stops moving.
+# For the squared loss $\ell = \frac12\sum_i (f(x_i) - y_i)^2$ the last factor is the residual
+# $r_i = f(x_i) - y_i$ (in the picture: one input, $r = -1$). Nothing here needs a wide network. What width
+# buys is that $\Theta$ stops being random and stops moving.
 #
 # **The setting.** Every network in this course computes each layer in the *NTK parameterization*:
 # $z = \frac{\sigma_w}{\sqrt{\text{fan-in}}}\,W h + \sigma_b\,b$, where $h$ is the layer's input and every entry
-# of $W$ and $b$ is drawn from $\mathcal N(0,1)$. The factor $1/\sqrt{\text{fan-in}}$ keeps each $z$ of order 1
-# however wide the layer below is. So does the standard parameterization, which puts the same factor into the
-# variance of the initial weights instead; but there the NTK grows in proportion to the width, and the learning
-# rate must shrink like 1/width. With the factor in the forward pass, $\Theta$ stays of order 1 at a learning
-# rate of order 1 (lesson 05b). This is the setting of the theorems that follow.
+# of $W$ and $b$ is drawn from $\mathcal N(0,1)$. It keeps each $z$, and $\Theta$, of order 1 however wide the
+# network, at a learning rate of order 1: the setting of the theorems below (lesson 05b compares the standard
+# parameterization, where the NTK grows with the width).
 #
 # **What has been proved**, as the widths of the hidden layers grow to infinity:
 #
-# - *At initialization* the NTK of a random network converges to a fixed kernel $\Theta_\infty$, which a
-#   layer-by-layer recursion computes from the architecture alone (Jacot, Gabriel & Hongler 2018, Theorem 1).
-#   Jacot et al. let the widths grow one after another (the first hidden layer's to infinity, then the
-#   second's, …); the same limit holds with all widths growing together (Yang 2019, for a wide class of
-#   architectures), and Arora et al. (2019) bound the distance at a finite width for ReLU networks. Lesson 02
-#   derives the recursion; lessons 03–06 extend it to convolutions, residual blocks, normalization and other
-#   activations.
-# - *During training* by gradient flow, up to any finite time and for a general loss (the squared loss, the
-#   cross-entropy, …), the NTK stays at $\Theta_\infty$: the network trains like a linear model in its
-#   parameters, with that fixed kernel (Jacot et al. 2018, Theorem 2, again with the widths growing one after
-#   another).
-# - *With the squared loss* and gradient descent at a small enough learning rate, and a positive-definite
-#   $\Theta_\infty$, the network stays close to that linear model for all training time, with all widths
-#   growing together (Lee et al. 2019, Theorem 2.1). Its training then has a closed form at every time, which
-#   ends at the initial function $f_0$ plus kernel regression with $\Theta_\infty$ on the residuals $y - f_0$.
-#   Lesson 07 tests it against real gradient descent.
+# | what | proved by |
+# |---|---|
+# | at initialization the NTK converges to a fixed kernel $\Theta_\infty$, set by the architecture | Jacot, Gabriel & Hongler 2018; Yang 2019 |
+# | during training, up to any finite time and for a general loss, it stays at $\Theta_\infty$ | Jacot et al. 2018 |
+# | with the squared loss, training then has a closed form at every time, ending at $f_0$ plus kernel regression with $\Theta_\infty$ on $y - f_0$ | Lee et al. 2019 |
 #
-# The two training results assume a smooth activation (Jacot et al.: twice differentiable, with a bounded
-# second derivative; Lee et al.: a Lipschitz derivative). ReLU, the activation of the picture above, has a kink
-# at 0; for ReLU networks results of the same kind come from other work, under other hypotheses: Du, Zhai,
-# Póczos & Singh (2019) for one hidden layer, and Arora et al. (2019), who show that a trained ReLU network with
-# a small output scale predicts close to kernel regression with $\Theta_\infty$ on $y$.
+# The training results assume a smooth activation; ReLU needs other proofs. Lesson 01 states the conditions
+# and shows when the kernel moves instead.
 #
-# Which scalings and learning rates these theorems need, and when the kernel moves instead, is where lesson 01
-# begins.
+# <details><summary>The hypotheses, one by one (click to open)</summary>
+#
+# - *At initialization*: Jacot et al. (Theorem 1) let the widths grow one after another (the first hidden
+#   layer's to infinity, then the second's, …); Yang (2019) proves the same limit with all widths growing
+#   together, for a wide class of architectures; Arora et al. (2019) bound the distance at a finite width for
+#   ReLU networks.
+# - *During training*: Jacot et al. (Theorem 2) use gradient flow, the widths growing one after another, and an
+#   activation that is twice differentiable with a bounded second derivative.
+# - *Squared loss*: Lee et al. (Theorem 2.1) use gradient descent at a small enough learning rate, a
+#   positive-definite $\Theta_\infty$, all widths growing together, and an activation with a Lipschitz
+#   derivative; the network then stays close to its linear model for all training time.
+# - *ReLU* has a kink at 0. Results of the same kind come from Du, Zhai, Póczos & Singh (2019) for one hidden
+#   layer, and from Arora et al. (2019): a trained ReLU network with a small output scale predicts close to
+#   kernel regression with $\Theta_\infty$ on $y$.
+#
+# </details>
 
 # %% [markdown]
 # ## One description, two worlds
@@ -333,15 +351,15 @@ nh.check_that("the empirical NTK is positive definite (5 independent gradients)"
 # %% [markdown]
 # ## Try a slider: the kernel by angle
 #
-# For two inputs of the same length, the NTK of a fully connected network depends only on the angle between
-# them. Dividing by its value at angle 0 gives the **normalized NTK**,
-# $\Theta(x,x')/\sqrt{\Theta(x,x)\,\Theta(x',x')}$: a correlation between −1 and 1. By the one-step picture at
+# At infinite width, the NTK of a fully connected network between two inputs of the same length depends only
+# on the angle between them (a finite network's only roughly: the orange line of the first figure is not
+# symmetric about 0°). Dividing by its value at angle 0 gives the **normalized NTK**,
+# $\Theta(x,x')/\sqrt{\Theta(x,x)\,\Theta(x',x')}$, which is 1 at angle 0. By the one-step picture at
 # the top of this lesson, it says how far a step on $x'$ moves $f(x)$ compared with $f(x')$ itself: 1 means as
 # far, 0 not at all, −1 as far in the other direction.
 #
 # The left panel draws it against the angle for the chosen **depth** and **activation**, with depth 1 dashed
-# for comparison; its title reads the curve at 30°, 90° and 180°, and how far apart it puts neighbours (30°)
-# and opposite inputs (180°). The right panel shows the same kernel as the 12 × 12 Gram matrix $K$ of 12 inputs
+# for comparison; its title reads the curve at 30° (neighbours), 90° and 180° (opposite inputs). The right panel shows the same kernel as the 12 × 12 Gram matrix $K$ of 12 inputs
 # 30° apart around the circle (red: close to 1, white: 0, blue: negative), the matrix that kernel regression
 # would use. Its title gives the matrix's **effective rank** $\operatorname{tr}(K)^2/\lVert K\rVert_F^2$: 12
 # if the kernel related no two of the inputs ($K = I$), 1 if it could not tell them apart at all (every entry
@@ -355,15 +373,18 @@ def draw(depth, activation):
     left.plot(profile.degrees, profile.depth_one, "--", color="0.6", label=nh._("depth 1"))
     left.plot(profile.degrees, profile.values, label=nh._("depth {depth}").format(depth=depth))
     left.set(xlabel=nh._("angle between the two inputs (degrees)"), ylabel=nh._("normalized NTK"),
-             xticks=range(0, 181, 30), ylim=(-1.08, 1.08), title=tour.profile_title(profile))
+             xticks=range(0, 181, 30), ylim=(-1.08, 1.08))
+    left.set_title(tour.profile_title(profile), fontsize=10)
     left.legend(loc="upper right")
     nh.plotting.heatmap(right, profile.gram, title=tour.gram_title(profile),
                         xlabel=nh._("point index j (angle 30°·j)"),
                         ylabel=nh._("point index i (angle 30°·i)"),
                         symmetric=True, vmax=1.0, colorbar_label=nh._("normalized NTK (correlation)"))
+    right.set_title(right.get_title(), fontsize=10)
 
 
 # %% tags=["nbval-ignore-output"]
+print(tour.settings_note(depth=2, activation="relu"))
 nh.widgets.live_figure(draw, depth=nh.widgets.depth_slider(2, max=50),
                        activation=nh.widgets.activation_dropdown("relu"))
 
@@ -386,12 +407,13 @@ nh.widgets.live_figure(draw, depth=nh.widgets.depth_slider(2, max=50),
 #
 # </details>
 #
-# 2. erf is odd, $\mathrm{erf}(-u) = -\mathrm{erf}(u)$, and these networks have no bias. Predict erf's value at
-#    180°, at any depth, before you look. And why does identity look the same at every depth?
+# 2. Predict erf's value at 180° at depth 1 and at depth 50 before you look, and say which property of erf
+#    decides it. And why does identity look the same at every depth?
 #
 # <details><summary>Answer</summary>
 #
-# Exactly −1 at 180°, at every depth, for erf, tanh and identity alike. An odd activation without bias makes
+# Exactly −1 at 180°, at every depth, for erf, tanh and identity alike: all three are odd,
+# $\phi(-u) = -\phi(u)$, and an odd activation without bias makes
 # the network odd, $f(-x) = -f(x)$, so $\nabla_\theta f(-x) = -\nabla_\theta f(x)$ and
 # $\Theta(x,-x) = -\Theta(x,x)$. The identity, a linear network, gives $\cos\theta$ at every depth (0.87 at
 # 30°): every term of its NTK is a constant times $x\cdot x'$, and normalizing divides the constant out. Its
@@ -588,7 +610,7 @@ nh.check_close("erf and tanh, depth 50: effective rank 6.0",
 # | infinite-width limit | 无限宽极限 | width → ∞: the NTK becomes deterministic and, under conditions (lesson 01), stays fixed during training |
 # | NTK parameterization | NTK 参数化 | weights $\mathcal N(0,1)$, scaled by $\sigma_w/\sqrt{\text{fan-in}}$ in the forward pass |
 # | dual activation | 对偶激活（核）函数 | how an activation maps the Gaussian covariance: $E$ and $\dot E$ |
-# | kernel collapse | 核退化 | deep kernels forget the angle between inputs |
+# | kernel collapse | 核退化 | with depth, the normalized kernel forgets the angle between inputs, wholly or in part; whether (a linear network never does), how fast and towards which limit depend on the activation and $\sigma_w$ (lesson 02) |
 # | edge of chaos | 混沌边缘 | $\chi_1 = 1$, between the ordered and the chaotic phase |
 # | effective rank | 有效秩 | $\operatorname{tr}(K)^2/\lVert K\rVert_F^2$ |
 # | lazy training | 惰性训练 | the kernel barely moves while the network fits the data |
@@ -730,8 +752,9 @@ nh.check_that("η = 0.25: five steps make them grow", diverging[-1] > diverging[
 #   finite network's NTK is one random draw around the limit (3.5 % away for the width-2048 network above);
 #   only its typical distance shrinks steadily with the width.
 # - The normalized NTK reads as a correlation between inputs. Depth makes ReLU's nearly flat (about 0.3 at
-#   depth 50) while the effective rank of its Gram matrix rises; it drives erf and tanh without bias to 0
-#   except near equal or opposite inputs (exactly −1 at 180°); it leaves GELU a smaller but lasting contrast
+#   depth 50) while the effective rank of its Gram matrix rises; at $\sigma_w = \sqrt2$ without bias (their
+#   chaotic phase) it drives erf and tanh to 0 except near equal or opposite inputs (exactly −1 at 180°); at
+#   this $\sigma_w$ it leaves GELU a smaller but lasting contrast
 #   (0.64 at 30° and 0.40 at 180° at depth 50, against 0.82 and −0.05 at depth 1); and it never changes a
 #   linear network's $\cos\theta$.
 # - Lessons 02–06 take the kernel through each architecture, 07 through training, 08 through its spectrum.
@@ -765,7 +788,8 @@ nh.check_that("η = 0.25: five steps make them grow", diverging[-1] > diverging[
 # **What is true:** it depends on the activation and its scale. The slider above shows ReLU at depth 50 with 1
 # on the diagonal and about 0.28–0.34 off it: not constant, and its normalized NTK tends to
 # $\frac34 I + \frac14\mathbf 1\mathbf 1^\top$, which has full rank. In the sense of the effective rank the
-# text has a point: that of $\frac34 I + \frac14\mathbf 1\mathbf 1^\top$ is $16n/(n+15)$, below 16 however
+# text has a point: that of $\frac34 I + \frac14\mathbf 1\mathbf 1^\top$ is
+# $n^2/\sum_{ij}K_{ij}^2 = n^2/(n + n(n-1)/16) = 16n/(n+15)$, below 16 however
 # many inputs $n$ there are (7.1 for the slider's 12; 6.1 at depth 50). erf and tanh at $\sigma_w = \sqrt2$
 # (the chaotic phase) go the other way: their normalized NTK tends to 0 between any two inputs that are neither
 # equal nor opposite. See [errata A4](../ERRATA.md#a4); lesson 02 derives both, lesson 08 treats the effective

@@ -106,11 +106,12 @@ def test_every_slider_setting_gives_a_finite_correlation(activation):
 
 
 def test_the_title_reads_the_curve_and_never_shows_minus_zero():
+    guide = "the flatter the curve, the less the kernel tells the angles apart\n"
     title = tour.profile_title(tour.angle_profile(50, "erf"))
-    assert title == "erf, depth 50: 30° vs 180° differ by 1.00 (0.00 vs -1.00; 90°: 0.00)", title
+    assert title == guide + "erf, depth 50: 0.00 at 30°, 0.00 at 90°, -1.00 at 180°", title
     relu = tour.angle_profile(50, "relu")
     near, mid, far = (round(relu.at(a), 2) for a in (30, 90, 180))
-    expected = f"relu, depth 50: 30° vs 180° differ by {abs(near - far):.2f} ({near:.2f} vs {far:.2f}; 90°: {mid:.2f})"
+    expected = guide + f"relu, depth 50: {near:.2f} at 30°, {mid:.2f} at 90°, {far:.2f} at 180°"
     assert tour.profile_title(relu) == expected, f"expected {expected!r}, got {tour.profile_title(relu)!r}"
 
 
@@ -125,7 +126,8 @@ def test_the_effective_rank_of_the_gram_panel_matches_closed_forms():
     relu = [tour.gram_rank(tour.angle_profile(depth, "relu")) for depth in (2, 50, 1000)]
     assert relu[0] < relu[1] < relu[2] < 64 / 9, f"relu: expected to rise towards 64/9 = 7.11, got {relu}"
     assert relu[2] == pytest.approx(64 / 9, abs=0.1), f"relu, depth 1000: expected about 7.11, got {relu[2]}"
-    assert tour.gram_title(tour.angle_profile(3, "identity")) == "12 inputs 30° apart: effective rank 2.0 of 12"
+    title = tour.gram_title(tour.angle_profile(3, "identity"))
+    assert title.endswith("\neffective rank 2.0 (12: all unrelated, 1: all alike)"), title
 
 
 def test_the_gaps_title_names_the_larger_gap():
@@ -176,3 +178,33 @@ def test_the_kernel_gap_is_the_width_gap_of_one_step_without_the_step():
         assert gap == pytest.approx(step.width_gap, rel=1e-10), f"{activation}: {gap} vs {step.width_gap}"
     with pytest.raises(ValueError, match="width"):
         tour.kernel_gap(nh.mlp(1, "relu"), width=0)
+
+
+def test_switched_counts_the_pre_activations_that_change_sign_in_the_step():
+    """Recount, by hand, the (hidden unit, input) pairs whose pre-activation changes sign, with the first hidden
+    layer computed directly from the weights; a step too small to cross 0 switches nothing."""
+    net, width, lr = nh.mlp(1, "relu"), 64, 0.5
+    step = tour.one_step(net, width=width, lr=lr, n=24, seed=1)
+    _, x = nh.circle(24)
+    model = net.network(2, width=width, seed=1)
+    dense = model[0]
+    params = [p for p in model.parameters() if p.requires_grad]
+    pre = lambda: x @ dense.weight.T                     # no bias, positive scale: the sign of W x
+    with torch.no_grad():
+        before = pre() > 0
+        output = model(x).reshape(-1)
+    loss = 0.5 * (model(x[:1]).reshape(()) - (output[0] + 1.0)) ** 2
+    with torch.no_grad():
+        for p, g in zip(params, torch.autograd.grad(loss, params)):
+            p -= lr * g
+        after = pre() > 0
+    expected = int((before != after).sum())
+    assert expected > 0, "this step should switch some units"
+    assert step.switched == expected, f"switched: expected {expected}, got {step.switched}"
+    tiny = tour.one_step(net, width=width, lr=1e-9, n=24, seed=1)
+    assert tiny.switched == 0, f"a step of 1e-9 switched {tiny.switched} pairs"
+
+
+def test_the_settings_note_names_the_saved_frame():
+    note = tour.settings_note(depth=7, activation="gelu")
+    assert note.startswith("The saved figure shows gelu at depth 7."), note

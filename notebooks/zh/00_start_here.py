@@ -27,9 +27,14 @@ if importlib.util.find_spec("ntk_helpers") is None:
 # %% [markdown]
 # ## 一图看懂核心思想
 #
-# 在单个训练输入 $x_0$ 上、以 $y_0$ 为目标走一步梯度下降：网络在*每一个*输入 $x$ 上的输出都会移动，一阶近似下移动量是 $\eta\,\Theta(x,x_0)\,(y_0 - f(x_0))$，即学习率乘以核再乘以残差，其中 $\Theta(x,x_0) = \nabla_\theta f(x)\cdot\nabla_\theta f(x_0)$ 就是神经正切核。NTK 是一张表，记录在一个输入上的学习如何改变另一个输入上的预测；网络越宽，这张表就越接近一个只由网络结构决定的固定的核。
+# 在单个训练输入 $x_0$ 上、以 $y_0$ 为目标、用平方损失走一步梯度下降：网络在*每一个*输入 $x$ 上的输出都会移动，一阶近似下移动量是 $-\eta\,\Theta(x,x_0)\,r$。这就是学习率乘以核再乘以**残差** $r = f(x_0) - y_0$（各课中一律是输出减目标），其中 $\Theta(x,x_0) = \nabla_\theta f(x)\cdot\nabla_\theta f(x_0)$ 就是神经正切核。NTK 是一张表，记录在一个输入上的学习如何改变另一个输入上的预测；网络越宽，这张表就越接近一个只由网络结构决定的固定的核。
 #
-# 下面，一个 ReLU 网络在角度 0° 处的输入上以学习率 $\eta = 0.1$ 走一步梯度下降，这个输入的目标值设为比当前输出高 1（残差为 1）。它有两个宽度为 1024 的隐藏层（`depth = 2`：连同读出层共三个权重矩阵），每一层（包括读出层）都以 $\sigma_w = \sqrt2$ 缩放，不带偏置；它的输入位于 $\mathbb R^2$ 中的圆周上，$\lVert x\rVert^2 = d = 2$。圆点是 $f$ 在圆周上 72 个输入处的实际变化；两条曲线是一阶预测 $\eta\,\Theta(x,x_0)$，分别用这个网络自己的 NTK 和无限宽的 NTK 计算。下面的小图把它们之间的差别放大显示。这些设置都写在该单元格的一行里；图下面的问题会请你修改它们，再重新运行这个单元格。
+# > **每个权重矩阵一项。** $\Theta(x,x') = \sum_l \nabla_{W_l} f(x)\cdot\nabla_{W_l} f(x')$。
+# > 在无限宽时，第 $l$ 层的项是 $W_l$ 所产生的预激活的协方差 $\Sigma^{(l)}(x,x')$，再乘以它上面每一层各一个反向因子 $\dot\Sigma(x,x')$（第 02 课推导这两者）。
+# > 在下面的网络中，三个权重矩阵在 $x = x' = x_0$ 处各贡献 2：$\Theta_\infty(x_0,x_0) = 6$。
+
+# %% [markdown]
+# 下面，一个 ReLU 网络在角度 0° 处的输入上以学习率 $\eta = 0.1$ 走一步梯度下降，这个输入的目标值设为比当前输出高 1（$r = -1$）。它有两个宽度为 1024 的隐藏层（`depth = 2`：连同读出层共三个权重矩阵），每一层都以 $\sigma_w = \sqrt2$ 缩放，不带偏置；它的输入位于 $\mathbb R^2$ 中的圆周上，$\lVert x\rVert^2 = d = 2$。圆点是 $f$ 在圆周上 72 个输入处的实际变化；两条曲线是一阶预测 $-\eta\,\Theta(x,x_0)\,r = \eta\,\Theta(x,x_0)$，分别用这个网络自己的 NTK 和无限宽的 NTK 计算。下面的小图以相对 $x_0$ 的有符号角度（负值：顺时针）为横轴，放大显示两种差别：蓝色圆点是一阶近似遗漏的部分，橙色曲线是这个网络的 NTK 减去无限宽的 NTK。这些设置都写在该单元格的一行里；图下面的问题会请你修改它们。
 
 # %%
 import matplotlib.pyplot as plt
@@ -52,7 +57,7 @@ top.legend(loc="upper left", fontsize=9.5)
 gaps.axhline(0, color="0.6", lw=1)
 gaps.plot(step.degrees, step.measured - step.predicted, "o", ms=3, label=nh._("dots − solid line"))
 gaps.plot(step.degrees, step.predicted - step.limit, "-", color="C1", label=nh._("solid − dashed line"))
-gaps.set(xlabel=nh._(r"angle between $x$ and the trained input $x_0$ (degrees)"), xticks=range(-180, 181, 60),
+gaps.set(xlabel=nh._(r"signed angle from the trained input $x_0$ (degrees)"), xticks=range(-180, 181, 60),
          ylabel=nh._("difference"))
 gaps.set_title(tour.gaps_title(step), fontsize=10)
 gaps.legend(loc="upper left", fontsize=8.5, ncols=2)
@@ -73,7 +78,7 @@ model = nh.mlp(depth=2, activation="relu").network(2, width=1024, seed=0)
 parameters = [p for p in model.parameters() if p.requires_grad]
 with torch.no_grad():
     before = model(circle_x).reshape(-1)
-target = before[0] + 1.0                                      # y₀, 1 above f(x₀): the residual is 1
+target = before[0] + 1.0                                      # y₀, 1 above f(x₀): residual f(x₀) − y₀ = −1
 loss = 0.5 * (model(circle_x[:1]).reshape(()) - target) ** 2  # the squared loss on x₀ alone
 gradients = torch.autograd.grad(loss, parameters)
 with torch.no_grad():
@@ -89,7 +94,7 @@ print(nh._("written out: f(x₀) rose by {rise:.2f}").format(rise=change[0]))
 #
 # <details><summary>答案</summary>
 #
-# 在一阶近似下，升高量是 $\eta\,\Theta(x_0,x_0)$ 乘以残差 1，而这个网络的无限宽 $\Theta(x_0,x_0)$ 等于 6（它的三个权重层各贡献 2，原因见第 02 课）：$0.1 \times 6 = 0.6$。所以 $\eta = 1/6$ 一步就到达目标：$f(x_0)$ 升高 1.02（这个网络自己的 $\Theta(x_0,x_0)$ 是 6.15，并不恰好是 6）。当 $\eta = 0.5$ 时它升高 3.02：误差 $f(x_0) - y_0$ 从 $-1$ 变成 $+2.02$。每一步都把误差乘以 $1 - \eta\,\Theta(x_0,x_0)$，这里约为 $1 - 3 = -2$，所以按这个学习率走下去，每一步都比上一步冲得更远，最终发散。只有当 $\eta < 2/\Theta(x_0,x_0)$（这里约为 0.33）时，误差才会缩小；第 07 课把这一点推广为整个训练集上学习率的上限。
+# 在一阶近似下，升高量是 $-\eta\,\Theta(x_0,x_0)\,r$，其中 $r = -1$；而这个网络的无限宽 $\Theta(x_0,x_0)$ 等于 6（如上面的方框所说，它的三个权重矩阵各贡献 2）：$0.1 \times 6 = 0.6$。所以 $\eta = 1/6$ 一步就到达目标：$f(x_0)$ 升高 1.02（这个网络自己的 $\Theta(x_0,x_0)$ 是 6.15，并不恰好是 6）。当 $\eta = 0.5$ 时它升高 3.02：残差 $r$ 从 $-1$ 变成 $+2.02$。每一步都把 $r$ 乘以 $1 - \eta\,\Theta(x_0,x_0)$，这里约为 $1 - 3 = -2$，所以按这个学习率走下去，每一步都比上一步冲得更远，最终发散。只有当 $\eta < 2/\Theta(x_0,x_0)$（这里约为 0.33）时，残差才会缩小；第 07 课把这一点推广为整个训练集上学习率的上限。
 #
 # </details>
 #
@@ -97,15 +102,15 @@ print(nh._("written out: f(x₀) rose by {rise:.2f}").format(rise=change[0]))
 #
 # <details><summary>答案</summary>
 #
-# 所有输入共享同一组参数，而 NTK 是每个权重层各一项之和：$\Theta(x,x_0) = \sum_l \nabla_{W_l} f(x)\cdot\nabla_{W_l} f(x_0)$。在这个深度为 2 的网络中，第一层以上两层的项由 ReLU 的输出、ReLU 的斜率（0 或 1）和读出权重的平方构成，它们都不是负数，所以这些项永远不会是负的。（在更深的网络中，中间层的项还含有不同权重的乘积，正负都有可能。）只有第一层的项含有输入本身，即 $x\cdot x_0 = d\cos\theta$，它在超过 90° 后为负。有两个隐藏层时，另外两项在每个角度上都压过它：最小的变化约为 0.05，出现在圆周的另一侧。只有一个隐藏层时，它是两项中的一项，在远离 $x_0$ 处占了上风：115° 到 175° 处的圆点降到 0 以下（最低约为 −0.03）。下面滑块中虚线画出的深度 1 曲线，在无限宽的核中显示了同样的现象，最低到 −0.07。
+# 所有输入共享同一组参数，而 NTK 是每个权重矩阵各一项之和（见上面的方框）。在这个深度为 2 的网络中，第一层以上两层的项由 ReLU 的输出、ReLU 的斜率（0 或 1）和读出权重的平方构成，它们都不是负数，所以这些项永远不会是负的。（在更深的网络中，中间层的项还含有不同权重的乘积，正负都有可能。）只有第一层的项含有输入本身，即 $x\cdot x_0 = d\cos\theta$，它在超过 90° 后为负。有两个隐藏层时，另外两项在每个角度上都压过它：最小的变化约为 0.05，出现在圆周的另一侧。只有一个隐藏层时，它是两项中的一项，在远离 $x_0$ 处占了上风：超过 110° 的圆点大多降到 0 以下（最低约为 −0.03）。下面滑块中虚线画出的深度 1 曲线，在无限宽的核中显示了同样的现象，最低到 −0.07。
 #
 # </details>
 #
-# 3. 打印结果和下面的小图显示了两个差距：圆点与实线相差 0.40 %（一阶展开遗漏的部分），实线与虚线相差 3.0 %（这个网络的核与无限宽的核之差）；两个差距都是在 72 个输入上计算的相对 2-范数 $\lVert a - b\rVert / \lVert b\rVert$。预测一下：把 $\eta$ 减半时哪个差距会变？把网络加宽到四倍时呢？然后试一试 `lr = 0.05`，以及 `width = 4096`（`lr = 0.1`）。
+# 3. 打印结果和下面的小图显示了两个差距：圆点与实线相差 0.40 %，实线与虚线相差 3.0 %；两个差距都是在 72 个输入上计算的相对 2-范数 $\lVert a - b\rVert / \lVert b\rVert$。预测一下：把 $\eta$ 减半时哪个差距会变？把网络加宽到四倍时呢？然后试一试 `lr = 0.05`，以及 `width = 4096`（`lr = 0.1`）。
 #
 # <details><summary>答案</summary>
 #
-# 把 $\eta$ 减半时，核的差距仍是 3.0 %：两个核都属于走这一步之前的网络，$\eta$ 根本不进入它们。一阶差距降到 0.27 %，降幅不到一半。对光滑的激活函数，一阶近似遗漏的部分是 $\eta^2$ 量级，而变化本身是 $\eta$ 量级，所以这个差距会减半（试试 `activation = "erf"`）。ReLU 有一个折点：预激活在这一步中越过 0 的单元会被打开或关闭，这是任何一阶展开都看不到的，而 $\eta$ 越大，越过 0 的单元越多。所以这个差距缩小得比 $\eta$ 慢：在种子 0–2 上，把 $\eta$ 减半只让它乘以 0.64 到 0.90，更接近按 $\sqrt\eta$ 变化的差距所对应的 $1/\sqrt2 \approx 0.71$，而不是光滑激活函数的 ½。
+# 把 $\eta$ 减半时，核的差距仍是 3.0 %：两个核都属于走这一步之前的网络，$\eta$ 根本不进入它们。一阶差距降到 0.27 %，降幅不到一半。对光滑的激活函数，一阶近似遗漏的部分是 $\eta^2$ 量级，而变化本身是 $\eta$ 量级，所以这个差距减半（试试 `activation = "erf"`：从 0.09 % 降到 0.05 %）。ReLU 有一个折点：预激活在这一步中越过 0 的单元会被打开或关闭，这是任何一阶展开都看不到的。当 $\eta = 0.1$ 时，在 $2 \times 1024 \times 72$ 个（隐藏单元，输入）对中有 155 对发生这种切换，$\eta = 0.05$ 时有 66 对，所以在这些学习率下这个差距不遵循简单的规律：在种子 0–2 上，把 $\eta$ 减半使它乘以 0.64 到 0.90。当 $\eta = 10^{-4}$ 时没有任何单元切换，再把 $\eta$ 减半，差距就恰好减半（比值 0.500），与 erf 一样。
 #
 # 宽度 4096 使一阶差距缩小到 0.11 %，核的差距却*变大*了，为 4.8 %：一个网络只是一次随机抽样，而种子 0 在宽度 1024 时恰好比较接近极限。在种子 0–5 上（试试 `seed = 1`、…、`5`）：
 #
@@ -160,6 +165,14 @@ halving = [smaller.taylor_gap / base.taylor_gap]
 halving += [first_order_gap(0.05, s) / first_order_gap(0.1, s) for s in (1, 2)]
 nh.check_close("relu, seeds 0–2: halving η multiplies the first-order gap by 0.64 to 0.90",
                [min(halving), max(halving)], [0.64, 0.90], atol=0.005)
+nh.check_that("relu, η = 0.1 and 0.05: (unit, input) pairs switched on or off by the step (quoted 155, 66)",
+              [base.switched, smaller.switched] == [155, 66], measured=[base.switched, smaller.switched],
+              expected=[155, 66])
+tiny = [tour.one_step(relu, width=1024, lr=lr, seed=0) for lr in (1e-4, 5e-5)]
+nh.check_that("relu, η = 1e-4 and 5e-5: no unit switches", [t.switched for t in tiny] == [0, 0],
+              measured=[t.switched for t in tiny], expected=[0, 0])
+nh.check_close("relu, η = 1e-4: halving η halves the first-order gap (quoted 0.500)",
+               tiny[1].taylor_gap / tiny[0].taylor_gap, 0.500, atol=0.0005)
 nh.check_between("ReLU: halving η removes less than half of the first-order gap",
                  smaller.taylor_gap / base.taylor_gap, 0.55, 0.95)
 nh.check_close("halving η leaves the kernel gap as it was", smaller.width_gap, base.width_gap, rtol=1e-9)
@@ -182,6 +195,10 @@ nh.check_close("kernel gap over seeds 0–5, width 4096: smallest, mean, largest
                summary[4096], [0.022, 0.032, 0.048], atol=0.0005)
 nh.check_between("four times the width: the mean kernel gap about halves",
                  summary[4096][1] / summary[1024][1], 0.4, 0.7)
+orange = base.predicted - base.limit
+plus, minus = (orange[np.isclose(base.degrees, angle)][0] for angle in (30, -30))
+nh.check_that("width 1024: the orange line is not symmetric about 0° (at +30° and −30°)",
+              abs(plus - minus) > 0.01, measured=[plus, minus], expected="a difference above 0.01")
 
 # %% [markdown]
 # ## 关于 NTK 我们知道什么
@@ -191,19 +208,28 @@ nh.check_between("four times the width: the mean kernel gap about halves",
 # $$\Delta f(x) \approx \nabla_\theta f(x)\cdot\Delta\theta
 #   = -\eta\sum_{i=1}^n \Theta(x,x_i)\,\frac{\partial \ell}{\partial f(x_i)} .$$
 #
-# 对平方损失 $\ell = \frac12\sum_i (f(x_i) - y_i)^2$，最后一个因子就是残差 $f(x_i) - y_i$（在上面的图中：只有一个输入，残差为 $-1$）。这里的推导完全不需要网络很宽。宽度带来的是：$\Theta$ 不再随机，也不再移动。
+# 对平方损失 $\ell = \frac12\sum_i (f(x_i) - y_i)^2$，最后一个因子就是残差 $r_i = f(x_i) - y_i$（在上面的图中：只有一个输入，$r = -1$）。这里的推导完全不需要网络很宽。宽度带来的是：$\Theta$ 不再随机，也不再移动。
 #
-# **设定。** 本课程中的每个网络都按 *NTK 参数化* 计算每一层：$z = \frac{\sigma_w}{\sqrt{\text{fan-in}}}\,W h + \sigma_b\,b$，其中 $h$ 是这一层的输入，$W$ 和 $b$ 的每个元素都从 $\mathcal N(0,1)$ 中抽取。无论下面一层有多宽，因子 $1/\sqrt{\text{fan-in}}$ 都使每个 $z$ 保持 1 的量级。标准参数化也做到了这一点，只不过它把同一个因子放进初始权重的方差里；但那样一来 NTK 会与宽度成正比地增长，学习率必须按 1/宽度 缩小。把因子放在前向计算中，$\Theta$ 在 1 量级的学习率下保持 1 的量级（第 05b 课）。下面的定理正是在这个设定下成立的。
+# **设定。** 本课程中的每个网络都按 *NTK 参数化* 计算每一层：$z = \frac{\sigma_w}{\sqrt{\text{fan-in}}}\,W h + \sigma_b\,b$，其中 $h$ 是这一层的输入，$W$ 和 $b$ 的每个元素都从 $\mathcal N(0,1)$ 中抽取。无论网络多宽，它都使每个 $z$ 以及 $\Theta$ 在 1 量级的学习率下保持 1 的量级：这正是下面定理的设定（第 05b 课对比标准参数化，在那里 NTK 随宽度增长）。
 #
 # **已经证明的结论**（各隐藏层的宽度趋于无穷时）：
 #
-# - *在初始化时*，随机网络的 NTK 收敛到一个固定的核 $\Theta_\infty$，它只由网络结构决定，可以通过逐层递归算出（Jacot, Gabriel & Hongler 2018，定理 1）。Jacot 等人让各层宽度依次趋于无穷（先是第一个隐藏层，然后第二个，…）；所有宽度同时增大时同样的极限也成立（Yang 2019，适用于很广的一类网络结构），Arora et al.（2019）则对 ReLU 网络给出了有限宽度下与极限距离的界。第 02 课推导这个递归；第 03–06 课把它推广到卷积、残差块、归一化和其他激活函数。
-# - *在训练过程中*，用梯度流训练到任意有限时刻，并且对一般的损失（平方损失、交叉熵、…）都成立：NTK 始终停留在 $\Theta_\infty$，网络的训练就像一个关于参数的线性模型，核固定不变（Jacot et al. 2018，定理 2，同样是让各层宽度依次趋于无穷）。
-# - *对平方损失*，用足够小的学习率做梯度下降，并且 $\Theta_\infty$ 正定时，在所有宽度同时增大的情形下，网络在整个训练过程中都始终接近这个线性模型（Lee et al. 2019，定理 2.1）。于是训练在每个时刻都有闭式解，其终点是初始函数 $f_0$ 加上以 $\Theta_\infty$ 为核、对残差 $y - f_0$ 做的核回归。第 07 课把它与真实的梯度下降作对比检验。
+# | 结论 | 证明者 |
+# |---|---|
+# | 在初始化时，NTK 收敛到一个固定的核 $\Theta_\infty$，它由网络结构决定 | Jacot, Gabriel & Hongler 2018；Yang 2019 |
+# | 在训练过程中，直到任意有限时刻、对一般的损失，它都停留在 $\Theta_\infty$ | Jacot et al. 2018 |
+# | 对平方损失，训练在每个时刻都有闭式解，终点是 $f_0$ 加上以 $\Theta_\infty$ 为核、对 $y - f_0$ 做的核回归 | Lee et al. 2019 |
 #
-# 这两个关于训练的结论都假设激活函数是光滑的（Jacot et al.：二阶可导且二阶导数有界；Lee et al.：导数满足 Lipschitz 条件）。上图所用的 ReLU 在 0 处有一个折点；对 ReLU 网络，同类的结论来自其他工作，前提假设也不同：Du, Zhai, Póczos & Singh（2019）处理单隐藏层的情形；Arora et al.（2019）证明，输出尺度很小的 ReLU 网络训练后的预测接近以 $\Theta_\infty$ 为核、对 $y$ 做的核回归。
+# 关于训练的结论都假设激活函数是光滑的；ReLU 需要另外的证明。第 01 课给出这些条件，并展示核在什么情况下反而会移动。
 #
-# 这些定理需要怎样的缩放方式和学习率，以及核在什么情况下反而会移动，正是第 01 课开篇的内容。
+# <details><summary>逐条列出的前提假设（点击展开）</summary>
+#
+# - *在初始化时*：Jacot 等人（定理 1）让各层宽度依次趋于无穷（先是第一个隐藏层，然后第二个，…）；Yang（2019）证明所有宽度同时增大时同样的极限也成立，适用于很广的一类网络结构；Arora et al.（2019）对 ReLU 网络给出了有限宽度下与极限距离的界。
+# - *在训练过程中*：Jacot 等人（定理 2）使用梯度流，让各层宽度依次趋于无穷，并要求激活函数二阶可导且二阶导数有界。
+# - *平方损失*：Lee 等人（定理 2.1）使用足够小的学习率做梯度下降，要求 $\Theta_\infty$ 正定、所有宽度同时增大、激活函数的导数满足 Lipschitz 条件；此时网络在整个训练过程中都始终接近它的线性模型。
+# - *ReLU* 在 0 处有一个折点。同类的结论来自 Du, Zhai, Póczos & Singh（2019）的单隐藏层情形，以及 Arora et al.（2019）：输出尺度很小的 ReLU 网络训练后的预测接近以 $\Theta_\infty$ 为核、对 $y$ 做的核回归。
+#
+# </details>
 
 # %% [markdown]
 # ## 同一份描述，两个世界
@@ -245,9 +271,9 @@ nh.check_that("the empirical NTK is positive definite (5 independent gradients)"
 # %% [markdown]
 # ## 试试滑块：按夹角看核
 #
-# 对长度相同的两个输入，全连接网络的 NTK 只取决于它们之间的夹角。除以夹角为 0 时的值，就得到**归一化 NTK** $\Theta(x,x')/\sqrt{\Theta(x,x)\,\Theta(x',x')}$：一个介于 −1 与 1 之间的相关系数。由本课开头那张“走一步”的图可知，它表示在 $x'$ 上走一步时 $f(x)$ 移动的幅度与 $f(x')$ 自身移动幅度之比：1 表示一样多，0 表示完全不动，−1 表示朝相反方向移动同样多。
+# 在无限宽时，全连接网络在两个长度相同的输入之间的 NTK 只取决于它们之间的夹角（有限宽网络只是近似如此：第一张图中的橙色曲线关于 0° 并不对称）。除以夹角为 0 时的值，就得到**归一化 NTK** $\Theta(x,x')/\sqrt{\Theta(x,x)\,\Theta(x',x')}$，它在夹角为 0 时等于 1。由本课开头那张“走一步”的图可知，它表示在 $x'$ 上走一步时 $f(x)$ 移动的幅度与 $f(x')$ 自身移动幅度之比：1 表示一样多，0 表示完全不动，−1 表示朝相反方向移动同样多。
 #
-# 左图画出所选**深度**和**激活函数**下它随夹角的变化，虚线是深度 1，用作对照；标题读出曲线在 30°、90° 和 180° 处的值，以及它把相邻的输入（30°）与方向相反的输入（180°）区分得有多开。右图把同一个核画成圆周上相隔 30° 的 12 个输入的 12 × 12 Gram 矩阵 $K$（红色：接近 1，白色：0，蓝色：负值），也就是核回归会用到的矩阵。它的标题给出这个矩阵的**有效秩** $\operatorname{tr}(K)^2/\lVert K\rVert_F^2$：如果核让任何两个输入都毫无关联（$K = I$），它等于 12；如果核完全分不开它们（每个元素都是 1），它等于 1。这里所有网络都取 $\sigma_w = \sqrt2$、不带偏置。先试几种设置，再回答图下方的问题。
+# 左图画出所选**深度**和**激活函数**下它随夹角的变化，虚线是深度 1，用作对照；标题读出曲线在 30°（相邻的输入）、90° 和 180°（方向相反的输入）处的值。右图把同一个核画成圆周上相隔 30° 的 12 个输入的 12 × 12 Gram 矩阵 $K$（红色：接近 1，白色：0，蓝色：负值），也就是核回归会用到的矩阵。它的标题给出这个矩阵的**有效秩** $\operatorname{tr}(K)^2/\lVert K\rVert_F^2$：如果核让任何两个输入都毫无关联（$K = I$），它等于 12；如果核完全分不开它们（每个元素都是 1），它等于 1。这里所有网络都取 $\sigma_w = \sqrt2$、不带偏置。先试几种设置，再回答图下方的问题。
 
 # %%
 def draw(depth, activation):
@@ -256,15 +282,18 @@ def draw(depth, activation):
     left.plot(profile.degrees, profile.depth_one, "--", color="0.6", label=nh._("depth 1"))
     left.plot(profile.degrees, profile.values, label=nh._("depth {depth}").format(depth=depth))
     left.set(xlabel=nh._("angle between the two inputs (degrees)"), ylabel=nh._("normalized NTK"),
-             xticks=range(0, 181, 30), ylim=(-1.08, 1.08), title=tour.profile_title(profile))
+             xticks=range(0, 181, 30), ylim=(-1.08, 1.08))
+    left.set_title(tour.profile_title(profile), fontsize=10)
     left.legend(loc="upper right")
     nh.plotting.heatmap(right, profile.gram, title=tour.gram_title(profile),
                         xlabel=nh._("point index j (angle 30°·j)"),
                         ylabel=nh._("point index i (angle 30°·i)"),
                         symmetric=True, vmax=1.0, colorbar_label=nh._("normalized NTK (correlation)"))
+    right.set_title(right.get_title(), fontsize=10)
 
 
 # %% tags=["nbval-ignore-output"]
+print(tour.settings_note(depth=2, activation="relu"))
 nh.widgets.live_figure(draw, depth=nh.widgets.depth_slider(2, max=50),
                        activation=nh.widgets.activation_dropdown("relu"))
 
@@ -279,11 +308,11 @@ nh.widgets.live_figure(draw, depth=nh.widgets.depth_slider(2, max=50),
 #
 # </details>
 #
-# 2. erf 是奇函数，$\mathrm{erf}(-u) = -\mathrm{erf}(u)$，而这些网络不带偏置。先别看，预测 erf 在 180° 处、任意深度下的值。另外，为什么 identity 在每个深度下看起来都一样？
+# 2. 先别看，预测 erf 在 180° 处、深度 1 和深度 50 时的值，并说出是 erf 的哪个性质决定了它。另外，为什么 identity 在每个深度下看起来都一样？
 #
 # <details><summary>答案</summary>
 #
-# 在 180° 处恰好为 −1，在每个深度下都是如此，erf、tanh 和 identity 都一样。不带偏置的奇激活函数使整个网络是奇函数，$f(-x) = -f(x)$，于是 $\nabla_\theta f(-x) = -\nabla_\theta f(x)$，$\Theta(x,-x) = -\Theta(x,x)$。identity 即线性网络，在每个深度下都给出 $\cos\theta$（30° 处为 0.87）：它的 NTK 的每一项都是一个常数乘以 $x\cdot x'$，归一化把这个常数除掉了。它的 Gram 矩阵的有效秩恰好是 2：它的元素 $\cos(\theta_i - \theta_j) = \cos\theta_i\cos\theta_j + \sin\theta_i\sin\theta_j$ 构成一个秩为 2 的矩阵，两个特征值相等。
+# 在 180° 处恰好为 −1，在每个深度下都是如此，erf、tanh 和 identity 都一样：三者都是奇函数，$\phi(-u) = -\phi(u)$，而不带偏置的奇激活函数使整个网络是奇函数，$f(-x) = -f(x)$，于是 $\nabla_\theta f(-x) = -\nabla_\theta f(x)$，$\Theta(x,-x) = -\Theta(x,x)$。identity 即线性网络，在每个深度下都给出 $\cos\theta$（30° 处为 0.87）：它的 NTK 的每一项都是一个常数乘以 $x\cdot x'$，归一化把这个常数除掉了。它的 Gram 矩阵的有效秩恰好是 2：它的元素 $\cos(\theta_i - \theta_j) = \cos\theta_i\cos\theta_j + \sin\theta_i\sin\theta_j$ 构成一个秩为 2 的矩阵，两个特征值相等。
 #
 # </details>
 #
@@ -448,7 +477,7 @@ nh.check_close("erf and tanh, depth 50: effective rank 6.0",
 # | infinite-width limit | 无限宽极限 | 宽度 → ∞：NTK 变为确定性的，并在一定条件下（第 01 课）在训练中保持不变 |
 # | NTK parameterization | NTK 参数化 | 权重取自 $\mathcal N(0,1)$，在前向传播中乘以 $\sigma_w/\sqrt{\text{fan-in}}$ |
 # | dual activation | 对偶激活（核）函数 | 激活函数如何变换高斯协方差：$E$ 与 $\dot E$ |
-# | kernel collapse | 核退化 | 深层的核会遗忘输入之间的夹角 |
+# | kernel collapse | 核退化 | 随着深度增加，归一化的核全部或部分地遗忘输入之间的夹角；是否发生（线性网络从不发生）、有多快、趋向哪个极限，取决于激活函数和 $\sigma_w$（第 02 课） |
 # | edge of chaos | 混沌边缘 | $\chi_1 = 1$，介于有序相与混沌相之间 |
 # | effective rank | 有效秩 | $\operatorname{tr}(K)^2/\lVert K\rVert_F^2$ |
 # | lazy training | 惰性训练 | 网络拟合数据的同时，核几乎不动 |
@@ -552,7 +581,7 @@ nh.check_that("η = 0.25: five steps make them grow", diverging[-1] > diverging[
 # - NTK $\Theta(x,x') = \nabla_\theta f(x)\cdot\nabla_\theta f(x')$ 表示在 $x'$ 上走一步梯度下降会让 $x$ 处的输出移动多少：$\Delta f(x) \approx -\eta\,\Theta(x,x')\,\partial\ell/\partial f(x')$。
 # - 随着各层宽度增大（NTK 参数化），它变成一个由网络结构决定的确定性的核（Jacot et al. 2018，各层宽度依次增大；Yang 2019 与 Arora et al. 2019，所有宽度同时增大）。对光滑的激活函数，它在有限的训练时间内、对一般的损失保持不变；对平方损失，训练在每个时刻都有闭式解，终点是 $f_0$ 加上对 $y - f_0$ 的核回归（Lee et al. 2019）。ReLU 网络需要另外的证明。这些结论何时成立，由第 01 课说明。
 # - `ntk_helpers` 中的同一份描述同时给出有限宽的 PyTorch 网络和精确的无限宽核。有限宽网络的 NTK 是围绕极限的一次随机抽样（上面宽度 2048 的网络相差 3.5 %）；只有它的典型距离随宽度稳定地缩小。
-# - 归一化 NTK 可以读作输入之间的相关系数。随着深度增大，ReLU 的曲线几乎变平（深度 50 时约为 0.3），而它的 Gram 矩阵的有效秩反而上升；不带偏置的 erf 和 tanh 除了在方向相同或相反的输入附近以外都趋于 0（在 180° 处恰好为 −1）；GELU 留下一个较小但持久的对比（深度 50 时 30° 处为 0.64、180° 处为 0.40，而深度 1 时为 0.82 和 −0.05）；线性网络的 $\cos\theta$ 则永远不变。
+# - 归一化 NTK 可以读作输入之间的相关系数。随着深度增大，ReLU 的曲线几乎变平（深度 50 时约为 0.3），而它的 Gram 矩阵的有效秩反而上升；在 $\sigma_w = \sqrt2$、不带偏置时（它们的混沌相），erf 和 tanh 除了在方向相同或相反的输入附近以外都趋于 0（在 180° 处恰好为 −1）；在这个 $\sigma_w$ 下，GELU 留下一个较小但持久的对比（深度 50 时 30° 处为 0.64、180° 处为 0.40，而深度 1 时为 0.82 和 −0.05）；线性网络的 $\cos\theta$ 则永远不变。
 # - 第 02–06 课让核依次经过各种网络结构，第 07 课经过训练，第 08 课经过它的谱。
 
 # %% [markdown]
@@ -572,7 +601,7 @@ nh.check_that("η = 0.25: five steps make them grow", diverging[-1] > diverging[
 #
 # **教材原文：** 随着深度增加，NTK 变为常数或低秩。
 #
-# **正确的说法：** 这取决于激活函数及其尺度。上面的滑块显示，深度 50 的 ReLU 在对角线上为 1，在对角线以外约为 0.28–0.34：它不是常数，它的归一化 NTK 趋于 $\frac34 I + \frac14\mathbf 1\mathbf 1^\top$，这个矩阵是满秩的。若按有效秩来理解，原文有一定道理：$\frac34 I + \frac14\mathbf 1\mathbf 1^\top$ 的有效秩是 $16n/(n+15)$，无论输入个数 $n$ 是多少都小于 16（滑块的 12 个输入为 7.1；深度 50 时为 6.1）。$\sigma_w = \sqrt2$ 时的 erf 和 tanh（混沌相）则走向相反的方向：任意两个既不相同也不相反的输入之间，它们的归一化 NTK 都趋于 0。见[勘误 A4](../../ERRATA.zh.md#a4)；第 02 课推导这两种情形，第 08 课讨论有效秩。
+# **正确的说法：** 这取决于激活函数及其尺度。上面的滑块显示，深度 50 的 ReLU 在对角线上为 1，在对角线以外约为 0.28–0.34：它不是常数，它的归一化 NTK 趋于 $\frac34 I + \frac14\mathbf 1\mathbf 1^\top$，这个矩阵是满秩的。若按有效秩来理解，原文有一定道理：$\frac34 I + \frac14\mathbf 1\mathbf 1^\top$ 的有效秩是 $n^2/\sum_{ij}K_{ij}^2 = n^2/(n + n(n-1)/16) = 16n/(n+15)$，无论输入个数 $n$ 是多少都小于 16（滑块的 12 个输入为 7.1；深度 50 时为 6.1）。$\sigma_w = \sqrt2$ 时的 erf 和 tanh（混沌相）则走向相反的方向：任意两个既不相同也不相反的输入之间，它们的归一化 NTK 都趋于 0。见[勘误 A4](../../ERRATA.zh.md#a4)；第 02 课推导这两种情形，第 08 课讨论有效秩。
 #
 # </details>
 

@@ -8,7 +8,8 @@ the diagram of the course.
 - :func:`angle_profile`: the normalized NTK of ``mlp(depth, activation)`` between an input and another at angle
   0°, 2.5°, ..., 180°, at the chosen depth and at depth 1, with the 12 x 12 normalized Gram matrix of
   ``circle(12)`` (the curves of all depths up to 50 come from one pass and are cached, so a depth slider reads
-  them); :func:`profile_title` reads a curve out, :func:`gram_title` gives the matrix's effective rank;
+  them); :func:`profile_title` reads a curve out, :func:`gram_title` gives the matrix's effective rank, and
+  :func:`settings_note` names, for readers of the explorer's saved frame, the settings the questions use;
 - :func:`draw_course_map`: one architecture description, its finite network and its infinite-width kernels, and
   which lesson does what with them.
 
@@ -25,6 +26,7 @@ import numpy as np
 import torch
 
 from .._checks import DTYPE, check_int
+from ..engine.activation import Elementwise
 from ..engine.activations import ACTIVATIONS
 from ..engine.architectures import mlp
 from ..finite.empirical import empirical_ntk
@@ -50,6 +52,7 @@ class OneStep:
     lr: float
     push: float              # how far the target y0 lies above f(x0)
     width: int
+    switched: int = 0        # (hidden unit, circle input) pairs whose pre-activation changed sign in the step
 
     @property
     def taylor_gap(self) -> float:
@@ -70,14 +73,21 @@ def one_step(net, *, width: int, lr: float = 0.1, n: int = 72, push: float = 1.0
     """One gradient-descent step of ``net.network(2, width=width, seed=seed)`` on the single input x0 = circle
     point 0, with target ``y0 = f(x0) + push`` and loss ``(f(x0) - y0)² / 2``: every parameter moves by
     ``-lr`` times its gradient. To first order, f then moves on every input x by ``lr * Theta(x, x0) * push``
-    (``Theta`` the network's NTK before the step)."""
+    (``Theta`` the network's NTK before the step). ``switched`` counts the (hidden unit, input) pairs whose
+    pre-activation changed sign: a ReLU unit switched on or off, which no first-order expansion sees."""
     width, n = check_int("width", width, minimum=1), check_int("n", n, minimum=2)
     if not (math.isfinite(lr) and lr > 0 and math.isfinite(push) and push != 0):
         raise ValueError(f"one_step needs a finite lr > 0 and a finite push != 0, got lr={lr}, push={push}")
     angles, x = circle(n)
     model = net.network(2, width=width, seed=seed)
+    signs: list[torch.Tensor] = []
+    hooks = [m.register_forward_hook(lambda _m, inputs, _out: signs.append(inputs[0] > 0))
+             for m in model.modules() if isinstance(m, Elementwise)]
     with torch.no_grad():
         before = model(x).reshape(-1)
+    signs_before, signs[:] = list(signs), []
+    for hook in hooks:
+        hook.remove()
     theta = empirical_ntk(model, x, x[:1])[:, 0].detach()
     target = before[0] + push
     loss = 0.5 * (model(x[:1]).reshape(()) - target) ** 2
@@ -85,14 +95,19 @@ def one_step(net, *, width: int, lr: float = 0.1, n: int = 72, push: float = 1.0
     with torch.no_grad():
         for parameter, gradient in zip([p for p in model.parameters() if p.requires_grad], gradients):
             parameter -= lr * gradient
+        hooks = [m.register_forward_hook(lambda _m, inputs, _out: signs.append(inputs[0] > 0))
+                 for m in model.modules() if isinstance(m, Elementwise)]
         after = model(x).reshape(-1)
+        for hook in hooks:
+            hook.remove()
+    switched = sum(int((a != b).sum()) for a, b in zip(signs_before, signs))
     limit = net.kernel(x, x[:1]).ntk[:, 0]
     degrees = np.degrees(angles.numpy())
     degrees = np.where(degrees > 180.0, degrees - 360.0, degrees)
     order = np.argsort(degrees)
     as_numpy = lambda t: t.detach().numpy()[order]
     return OneStep(degrees[order], as_numpy(after - before), as_numpy(lr * push * theta),
-                   as_numpy(lr * push * limit), float(lr), float(push), width)
+                   as_numpy(lr * push * limit), float(lr), float(push), width, switched)
 
 
 def kernel_gap(net, *, width: int, n: int = 72, seed: int = 0) -> float:
@@ -183,9 +198,9 @@ def profile_title(profile: AngleProfile) -> str:
     """The explorer's left title: how far apart the kernel puts neighbours (30°) and opposite inputs (180°), with
     the value at 90°."""
     near, mid, far = (_shown(profile.at(a)) for a in READOUT_DEGREES)
-    return _("{activation}, depth {depth}: 30° vs 180° differ by {contrast:.2f} ({near:.2f} vs {far:.2f}; "
-             "90°: {mid:.2f})").format(activation=profile.activation, depth=profile.depth,
-                                       contrast=_shown(abs(near - far)), near=near, mid=mid, far=far)
+    return (_("the flatter the curve, the less the kernel tells the angles apart") + "\n"
+            + _("{activation}, depth {depth}: {near:.2f} at 30°, {mid:.2f} at 90°, {far:.2f} at 180°")
+            .format(activation=profile.activation, depth=profile.depth, near=near, mid=mid, far=far))
 
 
 def gram_rank(profile: AngleProfile) -> float:
@@ -195,8 +210,18 @@ def gram_rank(profile: AngleProfile) -> float:
 
 
 def gram_title(profile: AngleProfile) -> str:
-    """The explorer's right title: the effective rank of the 12 x 12 Gram matrix."""
-    return _("12 inputs 30° apart: effective rank {rank:.1f} of 12").format(rank=gram_rank(profile))
+    """The explorer's right title: where to look (neighbours next to the diagonal, opposite inputs 6 off it) and
+    the effective rank of the 12 x 12 Gram matrix."""
+    return (_("next to the diagonal: neighbours; 6 off it: opposite inputs") + "\n"
+            + _("effective rank {rank:.1f} (12: all unrelated, 1: all alike)").format(rank=gram_rank(profile)))
+
+
+def settings_note(depth: int, activation: str) -> str:
+    """The line printed above the explorer: the setting its saved frame shows and the settings the questions use
+    (each answer quotes what the explorer shows there)."""
+    return _("The saved figure shows {activation} at depth {depth}. The questions use relu and leaky_relu at "
+             "depth 50; erf and identity; gelu at depths 10 and 50; erf and tanh at depth 50. Without live "
+             "sliders, each answer quotes what they show.").format(activation=activation, depth=depth)
 
 
 def gaps_title(step: OneStep) -> str:
@@ -221,7 +246,8 @@ def draw_course_map(ax=None):
     boxes = {
         "description": (1.75, 2.3, "#E69F00", _("architecture description\nnet = nh.mlp(depth, activation)\n"
                                                "MLP: lesson 02 · CNN: 03 · ResNet: 04\n"
-                                               "normalization: 05 · activations: 06")),
+                                               "normalization: 05a · activations: 06\n"
+                                               "parameterization: 05b")),
         "finite": (5.5, 3.75, "#56B4E9", _("finite network of width m\nmodel = net.network(d, width)\n"
                                          "its NTK: nh.empirical_ntk(model, x)")),
         "infinite": (5.5, 0.85, "#009E73", _("infinite width: exact kernels\nkernel = net.kernel(x)\n"
