@@ -295,11 +295,11 @@ def test_early_stopping_is_the_flow_and_ridge_regression_computed_directly():
 
 
 def test_early_stopping_title_follows_the_errors():
-    dynamics.draw_early_stopping(dynamics.early_stopping(0.5))
-    assert "beats" in plt.gca().get_title(), plt.gca().get_title()
+    title = dynamics.draw_early_stopping(dynamics.early_stopping(0.5)).axes[0].get_title()
+    assert "beats" in title, title
     plt.close("all")
-    dynamics.draw_early_stopping(dynamics.early_stopping(0.0))
-    assert "about as well" in plt.gca().get_title(), plt.gca().get_title()
+    title = dynamics.draw_early_stopping(dynamics.early_stopping(0.0)).axes[0].get_title()
+    assert "about as well" in title, title
 
 
 def test_lesson_ridge_mse_is_numpy_regression():
@@ -379,3 +379,35 @@ def test_snapshot_target_gap_is_the_distance_to_the_target():
     data = dynamics.circle()
     expected = float((run.network[-1] - dynamics.target(data.angles_test)).abs().max())
     assert run.target_gap == pytest.approx(expected, rel=1e-12), (run.target_gap, expected)
+
+
+def test_snapshot_formula_uses_the_networks_own_step0_ntk_in_both_rows():
+    """Both rows' formula is the closed form with the network's own NTK at step 0 (NTK parameterization: all
+    learning-rate factors 1, so the weighted NTK is nh.empirical_ntk); the analytic one is kept for "ntk"."""
+    snap = dynamics.snapshots("ntk", width=64, steps=(0, 5))
+    model = dynamics.ARCH.network(2, width=64, seed=0)
+    data = dynamics.circle()
+    own = nh.empirical_ntk(model, torch.cat([data.x_train, data.x_test]))
+    with torch.no_grad():
+        f0_train, f0_test = model(data.x_train)[:, 0], model(data.x_test)[:, 0]
+    # one discrete step by hand, five times: f_train <- f_train - (lr/n) K (f_train - y), test likewise
+    f_train, f_test = f0_train.clone(), f0_test.clone()
+    for _ in range(5):
+        residual = f_train - data.y_train
+        f_test = f_test - own[20:, :20] @ residual / 20
+        f_train = f_train - own[:20, :20] @ residual / 20
+    assert torch.allclose(snap.formula[1], f_test, atol=1e-8), \
+        f"expected {f_test[:3].tolist()}, measured {snap.formula[1][:3].tolist()}"
+    assert snap.analytic is not None and dynamics.snapshots("mup", width=32, steps=(0, 2)).analytic is None, \
+        "analytic formula: kept for ntk, None for mup"
+
+
+def test_spectral_filters_are_the_closed_forms():
+    lam = np.array([0.1, 1.0, 26.8])
+    flow, ridge = dynamics.spectral_filters(lam, 12.0)
+    assert np.allclose(flow, 1 - np.exp(-lam * 12 / 20)), f"flow filter {flow}"
+    assert np.allclose(ridge, lam / (lam + 20 / 12)), f"ridge filter {ridge}"
+    rho = 20 / 12      # the two filters cross 1/2 at lam = n ln2 / t and lam = rho
+    half_flow = dynamics.spectral_filters(np.array([20 * math.log(2) / 12]), 12.0)[0][0]
+    assert half_flow == pytest.approx(0.5, abs=1e-12), f"expected 0.5, measured {half_flow}"
+    assert dynamics.spectral_filters(np.array([rho]), 12.0)[1][0] == pytest.approx(0.5), "ridge ½ at λ = ρ"

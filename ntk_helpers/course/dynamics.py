@@ -200,7 +200,7 @@ def draw_early_stopping(run: EarlyStopping) -> "matplotlib.figure.Figure":
     """The test error of gradient flow against time and of ridge regression with rho = n/t. Returns the figure."""
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots()
+    fig, (ax, filt) = plt.subplots(1, 2, figsize=(11, 4))
     ax.semilogx(run.times, run.flow_error, label=_("gradient flow, time t"))
     ax.semilogx(run.times, run.ridge_error, "--", label=_("ridge regression, ρ = n/(ηt)"))
     ax.set_xlabel(_("training time t (η = 1)"))
@@ -209,7 +209,27 @@ def draw_early_stopping(run: EarlyStopping) -> "matplotlib.figure.Figure":
                  if run.flow_error.min() < 0.9 * run.ridgeless else
                  _("Training to the end does about as well as stopping early"))
     ax.legend()
+    eigenvalues = torch.linalg.eigvalsh(circle().ntk_train).numpy()
+    lam = np.geomspace(eigenvalues.min() / 3, eigenvalues.max() * 3, 300)
+    flow, ridge = spectral_filters(lam, run.best_time)
+    filt.semilogx(lam, flow, label=_("early stopping: 1 − exp(−ηλt/n)"))
+    filt.semilogx(lam, ridge, "--", label=_("ridge: λ/(λ + ρ), ρ = n/(ηt)"))
+    filt.plot(eigenvalues, np.zeros_like(eigenvalues), "|", color="k", ms=12, label=_("eigenvalues λ_i of Θ"))
+    filt.set_xlabel(_("eigenvalue λ"))
+    filt.set_ylabel(_("fraction of the component of y kept"))
+    filt.set_title(_("At the best time t ≈ {time:.0f}: both keep the large λ, cut the small").format(
+        time=run.best_time))
+    filt.legend(fontsize=8.5)
+    fig.tight_layout()
     return fig
+
+
+def spectral_filters(lam, time: float, lr: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    """The fraction of each eigen-component of y kept by gradient flow at ``time`` from f_0 = 0,
+    1 - exp(-lr lam t / n), and by ridge regression with rho = n / (lr t), lam / (lam + rho), with n = 20."""
+    lam = np.asarray(lam, dtype=float)
+    rho = N_TRAIN / (lr * time)
+    return 1 - np.exp(-lr * lam * time / N_TRAIN), lam / (lam + rho)
 
 
 def lesson_ridge_mse(ridge: float = 0.0) -> float:
@@ -261,11 +281,13 @@ def slope_with_error(widths, values) -> tuple[float, float]:
 class Snapshots:
     """The function at ``steps``: ``network`` and ``formula`` (S, 120) on the test angles.
 
-    ``formula`` is the closed form of the linearized model: with the analytic NTK for "ntk", with the network's
-    own learning-rate-weighted NTK at initialization for "mup" (whose kernel moves by O(1) during training, also
-    in its infinite-width limit).
+    ``formula`` is the closed form of the network's own linearization: with its own learning-rate-weighted NTK
+    at initialization (step 0), in both parameterizations, so that the two rows compare like with like (muP's
+    kernel moves by O(1) during training, also in its infinite-width limit). ``analytic`` (S, 120) is the closed
+    form with the analytic NTK ("ntk" only; None for "mup").
     ``feature_change`` (S,) is ||K_t - K_0|| / ||K_0|| at each step for the last hidden layer's feature kernel
-    K = Phi Phi^T / m on the training inputs."""
+    K = Phi Phi^T / m on the training inputs.
+    """
 
     parameterization: str
     width: int
@@ -274,6 +296,7 @@ class Snapshots:
     network: torch.Tensor
     formula: torch.Tensor
     feature_change: np.ndarray
+    analytic: torch.Tensor | None = None
 
     @property
     def gaps(self) -> np.ndarray:
@@ -316,11 +339,9 @@ def snapshots(parameterization: str, *, width: int = 4096, lr: float | None = No
     arch = mlp(1, "relu", sigma_w=1.4, sigma_b=0.3, parameterization=parameterization)
     model = arch.network(2, width=check_int("width", width, minimum=1), seed=check_int("seed", seed, minimum=0))
     f0_train, f0_test = _initial_outputs(model, data)
-    if parameterization == "ntk":
-        k_train, k_test = data.ntk_train, data.ntk_test
-    else:
-        k = weighted_ntk(model, torch.cat([data.x_train, data.x_test]))
-        k_train, k_test = k[:N_TRAIN, :N_TRAIN], k[N_TRAIN:, :N_TRAIN]
+    k = weighted_ntk(model, torch.cat([data.x_train, data.x_test]))
+    k_train, k_test = k[:N_TRAIN, :N_TRAIN], k[N_TRAIN:, :N_TRAIN]
+
     def feature_kernel():
         with torch.no_grad():
             phi = model[:-1](data.x_train)
@@ -333,9 +354,13 @@ def snapshots(parameterization: str, *, width: int = 4096, lr: float | None = No
                        record_every=after - before, track_kernels=False)
         outputs.append(record.outputs[-1])
         features.append(float((feature_kernel() - start).norm() / start.norm()))
-    formula = linearized_dynamics(k_train, data.y_train, list(steps), lr=lr, discrete=True, ntk_test_train=k_test,
-                                  f0_train=f0_train, f0_test=f0_test).test
-    return Snapshots(parameterization, width, lr, steps, torch.stack(outputs), formula, np.array(features))
+    def formula(train_block, test_block):
+        return linearized_dynamics(train_block, data.y_train, list(steps), lr=lr, discrete=True,
+                                   ntk_test_train=test_block, f0_train=f0_train, f0_test=f0_test).test
+
+    analytic = formula(data.ntk_train, data.ntk_test) if parameterization == "ntk" else None
+    return Snapshots(parameterization, width, lr, steps, torch.stack(outputs), formula(k_train, k_test),
+                     np.array(features), analytic)
 
 
 def draw_snapshots(rows) -> "matplotlib.figure.Figure":
@@ -348,10 +373,23 @@ def draw_snapshots(rows) -> "matplotlib.figure.Figure":
 
     data = circle()
     rows = list(rows)
-    fig, axes = plt.subplots(len(rows), len(rows[0].steps), figsize=(11, 2.8 * len(rows)), sharex=True,
-                             sharey=True, squeeze=False)
+    fig, axes = plt.subplots(len(rows) + 1, len(rows[0].steps), figsize=(11, 2.8 * len(rows) + 2.2),
+                             sharex=True, squeeze=False,
+                             gridspec_kw={"height_ratios": [2.8] * len(rows) + [2.0]})
+    for ax in axes[:len(rows)].flat[1:]:
+        ax.sharey(axes[0, 0])
     names = {"ntk": _("NTK parameterization"), "mup": "μP"}
-    formula_names = {"ntk": _("closed form, analytic NTK"), "mup": _("closed form, its NTK at step 0")}
+    formula_names = {"ntk": _("closed form, its NTK at step 0"), "mup": _("closed form, its NTK at step 0")}
+    for c in range(len(rows[0].steps)):
+        ax = axes[-1, c]
+        for r, row in enumerate(rows):
+            ax.semilogy(data.angles_test, (row.network[c] - row.formula[c]).abs().clamp_min(1e-6),
+                        color=PALETTE[r], lw=1.3,
+                        label=_("|network − formula|, {name}").format(name=names[row.parameterization]))
+        ax.set_ylim(1e-4, 0.5)
+        if c == 0:
+            ax.set_ylabel(_("gap"))
+    axes[-1, -1].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1))
     for r, row in enumerate(rows):
         for c, step in enumerate(row.steps):
             ax = axes[r, c]
@@ -368,12 +406,12 @@ def draw_snapshots(rows) -> "matplotlib.figure.Figure":
         axes[r, -1].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1))
     for ax in axes[-1]:
         ax.set_xlabel(_("angle (radians)"))
-    fig.suptitle(_("Both fit the data; μP moves the hidden features, the NTK parameterization keeps them"),
+    fig.suptitle(_("Both fit the data; μP moves its features and leaves its step-0 formula mid-training"),
                  fontsize=12)
     return fig
 
 
-# ---------------------------------------------------------------- the ensemble band and its calibration
+# ---------------------------------------------------------------- the ensemble band: spread over initializations
 
 def coverage(z, levels) -> tuple[np.ndarray, np.ndarray]:
     """For z-scores ``z`` and nominal coverages ``levels`` (each in (0, 1)): the measured fraction of |z| below
@@ -421,7 +459,7 @@ def draw_ensemble(angles, deviation, sd, angles_train, z, levels) -> "matplotlib
     right.fill_between(levels, levels - tolerance, levels + tolerance, color="0.85",
                        label=_("± 3 binomial standard errors"))
     right.plot([levels[0], levels[-1]], [levels[0], levels[-1]], ":", color="0.3", lw=1,
-               label=_("perfect calibration"))
+               label=_("coverage of the infinite-width process"))
     right.plot(levels, measured, "o-", color=PALETTE[0], label=_("measured"))
     right.set_xlabel(_("nominal coverage of the band"))
     right.set_ylabel(_("fraction of networks inside"))
@@ -734,4 +772,4 @@ __all__ = ["ARCH", "Circle", "EVAL_ANGLES", "ExplorerRun", "KERNELS", "LazyChang
            "describe_dynamics", "describe_fit", "draw_dynamics", "draw_ensemble", "draw_fit", "draw_mercer",
            "draw_snapshots", "ensemble_members", "explorer_run", "kernel_label", "lazy_changes",
            "mercer_coefficients", "on_circle", "ridgeless_fit", "slope_with_error", "snapshots", "target",
-           "three_trajectories", "training_angles", "weighted_ntk"]
+           "spectral_filters", "three_trajectories", "training_angles", "weighted_ntk"]
