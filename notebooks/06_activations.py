@@ -72,10 +72,13 @@ plt.show()
 # u$), for large $u$ they saturate at $\pm 1$.
 #
 # Experiment: two inputs $60°$ apart, both scaled by $a$. For each network we plot $\Theta(ax, ax')/(a^2
-# \Theta(x, x'))$, which is 1 at every $a$ exactly when the kernel is homogeneous.
-#
-# Before you run it: ReLU **with** a bias, at the smallest scale $a = 0.01$. Will its ratio sit above 1, at 1, or
-# below 1?
+# \Theta(x, x'))$, which is 1 at every $a$ exactly when the kernel is homogeneous. Each curve is divided by its
+# own network's $\Theta(x, x')$ at $a = 1$, so where a curve levels off, its height depends on that network's kernel
+# at $a = 1$ and says nothing about homogeneity by itself.
+
+# %% [markdown]
+# **Predict before you run the next cell** (and scroll no further): ReLU **with** a bias, at the smallest scale
+# $a = 0.01$. Will its ratio sit above 1, at 1, or below 1?
 
 # %%
 pair = nh.pair_at_angle(math.radians(60), d=2)                 # |x|² = d
@@ -96,7 +99,7 @@ ax.axhline(linear_limit, color="k", ls=":", lw=1,
            label=nh._("tanh's small-input limit: the linear network"))
 ax.set_xlabel(nh._("input scale a"))
 ax.set_ylabel(nh._("Θ(ax, ax′) / (a² Θ(x, x′))"))
-ax.set_title(nh._("Only bias-free ReLU stays at 1: tanh is linear near 0 and saturates far out"))
+ax.set_title(nh._("Homogeneous means flat at 1; plateau heights depend on the kernel at a = 1"))
 ax.legend(fontsize=9)
 plt.show()
 
@@ -108,7 +111,7 @@ plt.show()
 #
 # <details><summary>Answer: ReLU with a bias at small inputs</summary>
 #
-# Far above 1: about 3700 at $a = 0.01$ (37 at $a = 0.1$). The bias terms do not shrink with the input, so for small inputs the kernel
+# Only bias-free ReLU stays at 1. ReLU with a bias sits far above 1: about 3700 at $a = 0.01$ (37 at $a = 0.1$). The bias terms do not shrink with the input, so for small inputs the kernel
 # tends to a constant while the denominator $a^2\Theta(x, x')$ goes to 0: the ratio grows like $a^{-2}$.
 #
 # </details>
@@ -173,7 +176,7 @@ for ax, name in zip(axes, one_layer):
     ax.legend(fontsize=8)
 axes[0].set_ylabel(nh._("normalized NNGP minus cos θ"))
 axes[0].set_title(nh._("erf (closed form): from cos θ to the arcsine kernel as a grows"))
-axes[1].set_title(nh._("tanh (quadrature): the same journey"))
+axes[1].set_title(nh._("tanh (quadrature): at a = 20 it stops within 0.03 of the arcsine kernel"))
 plt.show()
 
 # %% [markdown]
@@ -217,9 +220,11 @@ nh.check_between("erf NNGP: relative change under the shift", abs(after - before
 #
 # On the circle, the NTK between points at angles $\alpha$ and $\beta$ is a function $\kappa(\cos(\alpha -
 # \beta))$ of their difference. Such a kernel is diagonalized by the Fourier modes: $\cos k\theta$ and $\sin k\theta$
-# are eigenfunctions of its integral operator (uniform measure on the circle) with the eigenvalue $\mu_k$, the
-# $k$-th Fourier coefficient of $\kappa(\cos\theta)$. These $\mu_k$ are the kernel's **Mercer coefficients**; one FFT
-# of the kernel between one point and 768 equally spaced points (384 for tanh) gives them (`course.circle_spectrum`).
+# are eigenfunctions of its integral operator (uniform measure on the circle) with the eigenvalue
+# $\mu_k = \tfrac1{2\pi}\int_{-\pi}^{\pi}\kappa(\cos\theta)\cos k\theta\,d\theta$, the $k$-th cosine coefficient of
+# $\kappa(\cos\theta)$ in this normalization. These $\mu_k$ are the kernel's **Mercer coefficients**. One FFT of the
+# kernel between one point and 768 equally spaced points gives them (`course.circle_spectrum`; for tanh, whose
+# kernel comes from slower numerical integration, 384 points).
 
 # %% [markdown]
 # Why should smoothness matter? A Fourier series falls fast exactly when the function is smooth. ReLU's
@@ -238,30 +243,25 @@ nh.check_between("erf NNGP: relative change under the shift", abs(after - before
 #   $\rho_0 = 1 + 1/(2q)$ of the closed form above ($q$: the pre-activation variance, $\sigma_w^2$ here). Being
 #   entire alone would not give more. A function analytic up to $\rho_0 > 1$ has coefficients that fall
 #   **geometrically**, like $r^k$ with $r = \rho_0 - \sqrt{\rho_0^2 - 1}$ (`course.erf_rate`).
-# - **tanh** is analytic only in the strip $\lvert\operatorname{Im} u\rvert < \pi/2$ (poles at $u = \pm i\pi/2$), so
-#   its Hermite coefficients $a_n$ fall only like $e^{-c\sqrt n}$. Its dual kernel, $\sum_n a_n^2\rho^n$ (Daniely et
-#   al. 2016), then has radius of convergence exactly 1: it is infinitely differentiable on $[-1, 1]$ but not analytic
-#   at $\rho = 1$. Such a kernel's coefficients fall faster than any power of $k$, but not geometrically; our
-#   measurement below is consistent with that.
+# - **tanh** is analytic only in the strip $\lvert\operatorname{Im} u\rvert < \pi/2$ (poles at $u = \pm i\pi/2$).
+#   By Hille's theorem on Hermite series (Hille 1940), a function analytic in a strip, and in no wider one, has
+#   Hermite coefficients $a_n$ that fall like $e^{-c\sqrt n}$, with $c$ set by the strip's width, and no faster.
+#   So its dual kernel, $\sum_n a_n^2\rho^n$ (Daniely et al. 2016), has radius of convergence exactly 1, and
+#   because its coefficients are positive, it is not analytic at $\rho = 1$ (Pringsheim's theorem). The same holds
+#   for $\tanh'$ and for the NTK built from the two. It is still infinitely differentiable on $[-1, 1]$, so its
+#   $\mu_k$ fall faster than any power of $k$.
+# - Why not geometrically? If $\lvert\mu_k\rvert \le C r^k$ with $r < 1$, the series $\sum_k \mu_k e^{ik\theta}$ would
+#   make $\kappa(\cos\theta)$ analytic and even in $\theta$ near 0, hence a power series in $\theta^2$, and
+#   $\theta^2 = \arccos^2\rho$ is analytic at $\rho = 1$: $\kappa$ would be analytic there, a contradiction.
+#   Our measurement below is consistent with that.
 #
 # A statistic that tells these decays apart is the **step ratio** $\mu_{k+2}/\mu_k$: it tends to 1 for a power law
 # ($(k/(k+2))^p \to 1$), to the constant $r^2 < 1$ for a geometric decay, and creeps up towards 1, slowly, for a
 # decay between the two.
-#
-# Before you run the next cell: at $\sigma_w = 1$ erf's rate is $r = 0.382$. If $\mu_k/\mu_{\max}$ were exactly
+
+# %% [markdown]
+# **Predict before you run the next cell:** at $\sigma_w = 1$ erf's rate is $r = 0.382$. If $\mu_k/\mu_{\max}$ were exactly
 # $r^{k-1}$, at which $k$ would erf's coefficients drop below the plot's floor, $10^{-13}\mu_{\max}$?
-#
-# <details><summary>Numerics: where the plotted spectra stop</summary>
-#
-# Closed-form coefficients (ReLU, erf) are dropped below $10^{-13}\mu_{\max}$ (float64 rounding). tanh's kernel
-# comes from a quadrature (the trapezoidal rule for $z \in [-7, 7]$, step 0.33), which is accurate to about
-# $10^{-10}$ of the kernel. Recomputed on a finer grid (step 0.1, $z \in [-11, 11]$, `course.fine_tanh_spectrum`),
-# its coefficients are off by at most $3 \cdot 10^{-11}\mu_{\max}$ (at $k = 1$) and by about $10^{-12}\mu_{\max}$
-# for $k \ge 25$. As a safety margin we drop every tanh coefficient below $10^{-10}\mu_{\max}$
-# (`course.QUADRATURE_FLOOR`), so the plotted tanh spectrum ends at $k = 25$ by our choice, not the kernel's: the
-# finer grid gives $\mu_{27} = 5.4 \cdot 10^{-11}\mu_{\max}$ and $\mu_{29} = 1.4 \cdot 10^{-11}\mu_{\max}$.
-#
-# </details>
 
 # %%
 settings = {"ReLU": ("relu", SQRT2), "tanh": ("tanh", 1.0), "erf": ("erf", 1.0)}   # one hidden layer, no bias
@@ -296,8 +296,9 @@ plt.show()
 # right, each point compares a coefficient with the one two steps higher (only the modes present, above the floor).
 # erf's ratio creeps up to just below the dashed line $r^2 = 0.146$ computed from the closed form (0.135 at $k = 13$,
 # 0.140 at $k = 23$): a geometric decay. tanh's ratio rises faster (from 0.19 at $k = 13$ to 0.25 at $k = 23$),
-# which is consistent with a decay that is not geometric (about eleven odd modes are above the floor, so this is
-# evidence, not proof; the reason is the one given above). It stays far below ReLU's ratios, which approach 1.
+# which is consistent with a decay that is not geometric (only thirteen odd modes, $k = 1, 3, \dots, 25$, are above
+# the floor, giving twelve ratios, so this is evidence, not proof; the reason is the one given above). It stays far
+# below ReLU's ratios, which approach 1.
 #
 # <details><summary>Answer: where erf's spectrum stops</summary>
 #
@@ -305,6 +306,18 @@ plt.show()
 # $k = 33$. The plot keeps erf's odd $k$ up to 29 ($\mu_{29} = 1.7 \cdot 10^{-13}\mu_{\max}$, $\mu_{31} = 2.5 \cdot
 # 10^{-14}\mu_{\max}$): one odd step earlier, because before it levels off the step ratio is a little below $r^2$,
 # so the coefficients fall a little faster than $r^k$.
+#
+# </details>
+#
+# <details><summary>Numerics: where the plotted spectra stop</summary>
+#
+# Closed-form coefficients (ReLU, erf) are dropped below $10^{-13}\mu_{\max}$ (float64 rounding). tanh's kernel
+# comes from a quadrature (the trapezoidal rule for $z \in [-7, 7]$, step 0.33), which is accurate to about
+# $10^{-10}$ of the kernel. Recomputed on a finer grid (step 0.1, $z \in [-11, 11]$, `course.fine_tanh_spectrum`),
+# its coefficients are off by at most $3 \cdot 10^{-11}\mu_{\max}$ (at $k = 1$) and by about $10^{-12}\mu_{\max}$
+# for $k \ge 25$. As a safety margin we drop every tanh coefficient below $10^{-10}\mu_{\max}$
+# (`course.QUADRATURE_FLOOR`), so the plotted tanh spectrum ends at $k = 25$ by our choice, not the kernel's: the
+# finer grid gives $\mu_{27} = 5.4 \cdot 10^{-11}\mu_{\max}$ and $\mu_{29} = 1.4 \cdot 10^{-11}\mu_{\max}$.
 #
 # </details>
 
@@ -365,8 +378,11 @@ nh.check_that("erf by quadrature − closed form: largest coefficient error belo
 #   in closed form). A second layer receives a correlation that is no longer odd in $\cos\theta$, and odd modes
 #   $k \ge 3$ appear.
 #
-# A bias breaks both parities. We measure $\mu_3/\mu_1$ of bias-free ReLU networks of 1 to 6 hidden layers. Before
-# you run it: from two layers to six, will $\mu_3/\mu_1$ grow, shrink or stay where it is?
+# A bias breaks both parities. We measure $\mu_3/\mu_1$ of bias-free ReLU networks of 1 to 6 hidden layers.
+
+# %% [markdown]
+# **Predict before you run the next cell** (and scroll no further): from two layers to six, will $\mu_3/\mu_1$
+# grow, shrink or stay where it is?
 
 # %%
 depths = np.arange(1, 7)
@@ -377,7 +393,7 @@ ax.plot(depths, odd_ratio[:, 0], "o-", label="μ₃ / μ₁")
 ax.plot(depths, odd_ratio[:, 1], "s-", label="μ₅ / μ₁")
 ax.set_xlabel(nh._("number of hidden ReLU layers (no bias)"))
 ax.set_ylabel(nh._("odd eigenvalue / μ₁"))
-ax.set_title(nh._("One ReLU layer has no odd modes beyond k = 1; from two layers on they grow"))
+ax.set_title(nh._("Odd modes beyond k = 1 by depth: zero at one layer, present from two"))
 ax.legend()
 plt.show()
 print(nh._("μ₃/μ₁ at depth 1: zero (below 1e-12, rounding); at depth 2: {two:.4f}; at depth 6: {six:.3f}")
@@ -386,9 +402,9 @@ print(nh._("μ₃/μ₁ at depth 1: zero (below 1e-12, rounding); at depth 2: {t
 # %% [markdown]
 # <details><summary>Answer</summary>
 #
-# It grows, from 0.083 at two layers to 0.272 at six (and $\mu_5/\mu_1$ with it). Each further layer applies ReLU's
-# layer map to a correlation that is already not odd in $\cos\theta$, and so adds odd terms beyond $\cos\theta$;
-# measured, their share grows with every layer from two to six.
+# It grows, from 0.083 at two layers to 0.272 at six (and $\mu_5/\mu_1$ with it). Why odd modes exist from two
+# layers on has a reason: each further layer applies ReLU's layer map to a correlation that is already not odd in
+# $\cos\theta$. That their share keeps growing is only measured here: we give no simple argument for it.
 #
 # </details>
 
@@ -433,7 +449,7 @@ odd = np.arange(1, 30, 2)
 axes[0].loglog(odd, sphere_mu["erf"][odd] / sphere_mu["erf"][1], "s", ms=3, label=nh._("erf, odd k"))
 axes[0].set_xlabel(nh._("degree k"))
 axes[0].set_ylabel("μ_k / μ_max")
-axes[0].set_title(nh._("On S², ReLU's μ_k falls like k⁻³"))
+axes[0].set_title(nh._("On S², ReLU's μ_k falls like k⁻³, erf's far faster"))
 axes[1].loglog(index[:800], stairs[:800], "k-", lw=1.5, label=nh._("operator: μ_k repeated 2k + 1 times"))
 axes[1].loglog(np.arange(1, 801), gram, ".", ms=3, color=PALETTE[1], label=nh._("Gram matrix K/n, n = 800"))
 axes[1].loglog(index[30:800], 1.3 * index[30:800] ** -1.5, "--", color=PALETTE[0], lw=1, label="1.3 i^(−3/2)")
@@ -446,7 +462,7 @@ plt.show()
 
 # %% [markdown]
 # Left: ReLU's coefficients approach the guide of slope $-3$ (drawn through $k = 40$) from above, erf's bend
-# down. Right: the operator's staircase (black), the Gram matrix's eigenvalues (dots; its top blocks agree with the
+# down: geometric again, with a step ratio that approaches the circle's $r^2$ from below ($0.91\,r^2$ at $k = 21$). Right: the operator's staircase (black), the Gram matrix's eigenvalues (dots; its top blocks agree with the
 # staircase to 2 %, the next ones drift up as 800 points resolve fine harmonics less well), and a guide of slope
 # $-3/2$ (its constant 1.3 only places it above the points). The $-3/2$ is the large-$i$ limit: degree $k$'s
 # block ends at index $N(k) = k^2/2 + 3k/2 + 4$ (for even $k$), not exactly $k^2/2$, so between the
@@ -476,8 +492,14 @@ nh.check_between("S², erf: step ratio at k = 21 / r² (0.91: approaching the ci
 # ## 4.5.3 ReLU against tanh: depth, order and chaos
 #
 # Depth applies the layer map again and again. For ReLU without bias, homogeneity makes $\sigma_w$ a pure scale:
-# with $\sigma_w^2 = 2$ the variance stays put and $\Theta(x, x) = (L + 1)\,\Sigma^{(1)}(x, x)$ grows linearly. For
-# tanh without bias the variance map has the fixed point $q = 0$, and the slope factor $\chi(q) = \sigma_w^2\,\mathbb
+# with $\sigma_w^2 = 2$ the variance stays put and $\Theta(x, x) = (L + 1)\,\Sigma^{(1)}(x, x)$ grows linearly.
+#
+# One warning before the names: in Poole et al. (2016) the "ordered" phase drives every correlation to 1, but that
+# needs a bias, $\sigma_b > 0$. Our tanh networks have no bias, and for them "ordered" below means only
+# $\sigma_w < 1$: the variance goes to 0, the deeper layers act almost linearly, and they keep the correlation they
+# receive.
+#
+# For tanh without bias the variance map has the fixed point $q = 0$, and the slope factor $\chi(q) = \sigma_w^2\,\mathbb
 # E[\tanh'(u)^2]$ ($u \sim \mathcal N(0, q)$), taken at $q = 0$ where it equals $\sigma_w^2$, decides its fate (lesson 02; Poole et al. 2016; Schoenholz et al.
 # 2017): for $\sigma_w < 1$ (we call it **ordered**, as those papers do) the variance dies out exponentially;
 # $\sigma_w = 1$ is the boundary, where $\chi(0) = \tanh'(0)^2 = 1$ and the variance decays only like $1/(2l)$; for
@@ -485,15 +507,14 @@ nh.check_between("S², erf: step ratio at k = 21 / r² (0.91: approaching the ci
 # driven to 0.
 
 # %% [markdown]
-# One warning about the word "ordered": in those papers the ordered phase drives every correlation to 1, but that
-# needs a bias, $\sigma_b > 0$. Without a bias the variance goes to 0, the deeper layers act almost linearly, and
-# they keep the correlation they receive. On the diagonal, each layer adds its variance and multiplies what came
-# before by $\chi$ at that layer's variance: $\Theta^{(l+1)}(x, x) =
-# \Sigma^{(l+1)}(x, x) + \chi^{(l+1)}\,\Theta^{(l)}(x, x)$. We follow the NTK at 60° (normalized) and on the
-# diagonal.
-#
-# Before you run it: ReLU's $\Theta(x, x) = 2(L + 1)$ reaches 26 at 12 layers, and tanh saturates at $\pm 1$. Which
-# of the four networks will have the largest $\Theta(x, x)$ at 12 layers?
+# On the diagonal, each layer adds its variance and multiplies what came before by $\chi$ at that layer's variance:
+# $\Theta^{(l+1)}(x, x) = \Sigma^{(l+1)}(x, x) + \chi^{(l+1)}\,\Theta^{(l)}(x, x)$. We follow the NTK at 60°
+# (normalized) and on the diagonal, for depths 1 to 12.
+
+# %% [markdown]
+# **Predict before you run the next cell** (and scroll no further): tanh saturates at $\pm 1$, so each layer's
+# variance stays below $\sigma_w^2$. Will the chaotic network's $\Theta(x, x)$ ($\sigma_w = 1.5$) stay bounded as
+# the depth grows, or grow without bound?
 
 # %%
 depth_settings = {nh._("ReLU, σ_w = √2"): ("relu", SQRT2), nh._("tanh, σ_w = 0.8 (ordered)"): ("tanh", 0.8),
@@ -506,10 +527,10 @@ for (name, row), marker in zip(rows.items(), "os^D"):
     axes[0].plot(layers, row[:, row.shape[1] // 6] / row[:, 0], marker + "-", ms=4, label=name)
     axes[1].semilogy(layers, row[:, 0], marker + "-", ms=4, label=name)
 axes[0].set_ylabel(nh._("normalized NTK at 60°"))
-axes[0].set_title(nh._("Chaos decorrelates inputs; ReLU drifts; bias-free order barely moves"))
+axes[0].set_title(nh._("Chaos decorrelates; ReLU drifts; bias-free order and the boundary barely move"))
 axes[1].axhline(0.5, color="k", ls=":", lw=1, label=nh._("½: the boundary's limit"))
 axes[1].set_ylabel("Θ(x, x)")
-axes[1].set_title(nh._("Θ(x, x): ReLU grows linearly, chaotic tanh like χ₁^L, ordered tanh vanishes"))
+axes[1].set_title(nh._("Θ(x, x) by depth (logarithmic axis)"))
 for ax in axes:
     ax.set_xlabel(nh._("number of hidden layers L"))
     ax.legend(fontsize=8)
@@ -519,13 +540,15 @@ print(nh._("tanh, σ_w = 1.5: μ₉/μ_max = {one:.1e} at depth 1, {twelve:.3f} 
     one=chaos[1][9] / chaos[1][1], twelve=chaos[12][9] / chaos[12][1]))
 
 # %% [markdown]
-# <details><summary>Answer: the largest Θ(x, x) at 12 layers</summary>
+# <details><summary>Answer: does the chaotic Θ(x, x) stay bounded?</summary>
 #
-# The chaotic tanh network's, in spite of the saturation. Its $\Theta(x, x)$ grows **exponentially**, from 2.9 at
-# one layer to 27.4 at 12, past ReLU's 26: each layer multiplies it by $\chi$, 1.30 at the first step and 1.17 at the twelfth, and the
-# factor tends to $\chi_1 = \chi(q^*) = 1.14$ at the fixed point $q^* = 0.79$ (Poole et al.'s $\chi_1$), so $\Theta
-# \propto \chi_1^L$ for deep networks. Saturation bounds each layer's variance, $\Sigma^{(l)} \le \sigma_w^2 = 2.25$,
-# but not the product of the $\chi$ factors that multiplies the contributions of the layers below.
+# No: in spite of the saturation it grows without bound, **exponentially**, from 2.9 at one layer to 27.4 at 12,
+# past ReLU's linear $2(L + 1) = 26$.
+# The ratio $\Theta^{(l+1)}/\Theta^{(l)} = \chi^{(l+1)} + \Sigma^{(l+1)}/\Theta^{(l)}$ is 1.30 at the first step (there $\chi = 0.97 < 1$: the added variance makes the
+# growth) and 1.17 at the twelfth ($\chi = 1.139$ plus $0.034$), and it tends to $\chi_1 = \chi(q^*) = 1.14$ at the
+# fixed point $q^* = 0.79$ (Poole et al.'s $\chi_1$), so $\Theta \propto \chi_1^L$ for deep networks. Saturation
+# bounds each layer's variance, $\Sigma^{(l)} \le \sigma_w^2 = 2.25$, but not the product of the $\chi$ factors that
+# multiplies the contributions of the layers below.
 #
 # </details>
 #
@@ -539,8 +562,8 @@ print(nh._("tanh, σ_w = 1.5: μ₉/μ_max = {one:.1e} at depth 1, {twelve:.3f} 
 #
 # On the left, only the chaotic tanh network's normalized NTK at 60° falls fast (0.388 → 0.098 in 12 layers); ReLU's
 # drifts (0.471 → 0.363), and the bias-free ordered network's stays between 0.46 and 0.47, near the linear kernel's
-# $\cos 60° = 0.5$, and does not go to 1. In the chaotic spectrum the decorrelation is weight moving to high
-# frequencies (the printed $\mu_9$). Yang & Salman (2019) map how $\sigma_w$, $\sigma_b$ and depth move the NTK's
+# $\cos 60° = 0.5$, and does not go to 1 (the boundary's stays between 0.41 and 0.45). In the chaotic spectrum the
+# decorrelation is weight moving to high frequencies (the printed $\mu_9$). Yang & Salman (2019) map how $\sigma_w$, $\sigma_b$ and depth move the NTK's
 # spectrum between low and high degrees.
 
 # %% tags=["check"]
@@ -569,6 +592,18 @@ for _ in range(300):
     q_star = 2.25 * float(gauss @ np.tanh(math.sqrt(q_star) * z) ** 2)
 chi_star = 2.25 * float(gauss @ (1 - np.tanh(math.sqrt(q_star) * z) ** 2) ** 2)
 _, deep_chaos = nh.self_kernels_by_depth(1.0, depth=200, activation="tanh", sigma_w=1.5)
+chi_at = lambda q: 2.25 * float(gauss @ (1 - np.tanh(math.sqrt(q) * z) ** 2) ** 2)      # χ at variance q
+var_12, ntk_12 = (t.numpy() for t in nh.self_kernels_by_depth(1.0, depth=12, activation="tanh", sigma_w=1.5))
+nh.check_close("tanh, σ_w = 1.5: Θ⁽²⁾/Θ⁽¹⁾ (1.30) = χ⁽²⁾ + Σ⁽²⁾/Θ⁽¹⁾", [ntk_12[1] / ntk_12[0] / 1.3016,
+               (chi_at(var_12[0]) + var_12[1] / ntk_12[0]) / 1.3016], [1.0, 1.0], rtol=5e-4)
+nh.check_close("tanh, σ_w = 1.5: χ at the first step (0.97, below 1)", chi_at(var_12[0]), 0.968, atol=0.001)
+nh.check_close("tanh, σ_w = 1.5: χ and Σ/Θ at the twelfth step (1.139, 0.034)",
+               [chi_at(var_12[10]), var_12[11] / ntk_12[10]], [1.139, 0.034], atol=6e-4)
+boundary = by_depth[nh._("tanh, σ_w = 1 (boundary)")]
+nh.check_between("tanh, σ_w = 1: normalized NTK at 60° over depth 1 … 12 (min, 0.41 … 0.45)", boundary.min(),
+                 0.41, 0.45)
+nh.check_between("tanh, σ_w = 1: normalized NTK at 60° over depth 1 … 12 (max, 0.41 … 0.45)", boundary.max(),
+                 0.41, 0.45)
 nh.check_close("tanh, σ_w = 1.5: q* (0.79)", q_star, 0.793, atol=0.001)
 nh.check_close("tanh, σ_w = 1.5: Θ⁽²⁰⁰⁾/Θ⁽¹⁹⁹⁾ → χ₁ at q* (1.14)", float(deep_chaos[-1] / deep_chaos[-2]),
                chi_star, rtol=1e-6)
@@ -697,7 +732,7 @@ nh.check_close("answer 3: the grid times just after them (0.65, 8.6, 112)",
 # <details><summary>Answer</summary>
 #
 # No: mode 3's curve stays at 1 and is never halved. One bias-free ReLU hidden layer has no odd mode $k \ge 3$
-# (the parity section), so $\mu_3 = 0$ (the printed value, near $10^{-17}$, is rounding) and
+# (the parity section), so $\mu_3 = 0$ (the printed value, below $10^{-15}\mu_{\max}$, is rounding) and
 # $e^{-\mu_3 t} = 1$. It is not slow: it is missing.
 #
 # </details>
@@ -743,7 +778,7 @@ def fit(name, y):
 predictions = {name: fit(name, parabola(x_fit)) for name in parity_nets}
 fig, ax = plt.subplots(figsize=(8, 4))
 ax.plot(x_plot, parabola(x_plot), "k--", lw=1, label=nh._("target x² + x/2"))
-ax.plot(x_plot, x_plot[:, 0] / 2, "k:", lw=1.5, zorder=3, label=nh._("its odd part x/2"))
+ax.plot(x_plot[::8], x_plot[::8, 0] / 2, "kx", ms=6, zorder=3, label=nh._("its odd part x/2 (crosses)"))
 for name, p in predictions.items():
     ax.plot(x_plot, p, label=nh._("NTK regression, {name}").format(name=name))
 ax.plot(x_fit, parabola(x_fit), "ko", ms=4, label=nh._("training points"))
@@ -771,7 +806,10 @@ nh.check_between("with bias: mean squared error", errors[nh._("tanh, σ_b = 0.5"
 
 # %% [markdown]
 # Does the even part vanish from every fit? Train the same bias-free tanh network on $y = x^2$ at 20 inputs in
-# $[0.1, 2]$ only, none of them negative. Predict before you run it: what will the prediction be at $x = -1$?
+# $[0.1, 2]$ only, none of them negative.
+
+# %% [markdown]
+# **Predict before you run the next cell** (and scroll no further): what will the prediction be at $x = -1$?
 
 # %%
 x_half = torch.linspace(0.1, 2, 20, dtype=torch.float64)[:, None]
@@ -786,7 +824,7 @@ ax.plot(x_plot, half_fit, label=nh._("NTK regression, {name}").format(name=nh._(
 ax.plot(x_half, x_half[:, 0] ** 2, "ko", ms=4, label=nh._("training points (x > 0 only)"))
 ax.set_xlabel(nh._("input x"))
 ax.set_ylabel(nh._("prediction f(x)"))
-ax.set_title(nh._("Trained on x > 0, the odd network mirrors x² into −x²"))
+ax.set_title(nh._("Trained on x > 0 only: what does the odd network predict for x < 0?"))
 ax.legend(fontsize=9)
 plt.show()
 print(nh._("prediction at x = −1: {value:.3f}").format(value=float(half_fit[60])))
@@ -800,8 +838,12 @@ nh.check_between("and max |f(x) + x²| on [−2, −0.1]",
 nh.check_close("x_plot[60] is x = −1", float(xs[60]), -1.0, atol=1e-12)
 
 # %% [markdown]
-# The prediction at $x = -1$ is about $-1$. On $x > 0$ the network fits $x^2$, and oddness then forces $-x^2$ at
-# $-x$: the even part vanishes only from fits on mirror-symmetric inputs. Elsewhere it turns into an odd function.
+# <details><summary>Answer: the prediction at x = −1</summary>
+#
+# About $-1$: the network mirrors $x^2$ into $-x^2$. On $x > 0$ it fits $x^2$, and oddness then forces $-x^2$ at
+# $-x$. The even part vanishes only from fits on mirror-symmetric inputs; elsewhere it turns into an odd function.
+#
+# </details>
 
 # %% [markdown]
 # ## Explore
@@ -818,8 +860,8 @@ nh.check_close("x_plot[60] is x = −1", float(xs[60]), -1.0, atol=1e-12)
 nh.widgets.live_figure(course.draw_spectrum,
                        activation=nh.widgets.activation_dropdown("relu", options=course.ACTIVATIONS),
                        depth=nh.widgets.depth_slider(1, max=course.MAX_DEPTH),
-                       sigma_w=nh.widgets.sigma_slider("sigma_w", 1.0, min=0.5, max=2.5),
-                       sigma_b=nh.widgets.sigma_slider("sigma_b", 0.0, max=1.0))
+                       sigma_w=nh.widgets.sigma_slider(nh._("sigma_w"), 1.0, min=0.5, max=2.5),
+                       sigma_b=nh.widgets.sigma_slider(nh._("sigma_b"), 0.0, max=1.0))
 
 # %% [markdown]
 # **Predict, then check.**
@@ -945,13 +987,13 @@ nh.check_close("question 3: μ₃/μ_max without and with the bias (0.041, 0.036
 # </details>
 #
 # 4. The one-hidden-layer ReLU NTK on $S^{d-1}$ has $\mu_k \propto k^{-d}$, and degree $k$ has about $k^{d-2}$
-#    harmonics. How fast does the $i$-th largest eigenvalue fall with $i$? Check your formula against $S^2$.
+#    harmonics. How fast does the $i$-th largest eigenvalue fall with $i$? What does that give on $S^3$ ($d = 4$)?
 #
 # <details><summary>Answer</summary>
 #
 # The degrees up to $k$ fill about $k^{d-1}$ places, so $i \sim k^{d-1}$ and $\lambda_i \sim k^{-d} \sim
-# i^{-d/(d-1)}$. On $S^2$ ($d = 3$): $i^{-3/2}$, the staircase of §4.5.2. For large $d$ the exponent approaches
-# $-1$.
+# i^{-d/(d-1)}$. On $S^3$ ($d = 4$): $i^{-4/3}$; on $S^2$ ($d = 3$) it gives the $i^{-3/2}$ of the staircase in
+# §4.5.2. For large $d$ the exponent approaches $-1$.
 #
 # </details>
 #
@@ -1053,7 +1095,7 @@ nh.check_close("question 5: the erf step ratio at k = 25 follows r² at σ_w = 2
 # **The text says:** because its eigenvalues decay only polynomially, ReLU learns high frequencies effectively.
 #
 # **What is true:** ReLU still has spectral bias. In the kernel regime, on uniform data, mode $k$ is learned at the
-# rate $\eta\mu_k$, and $\mu_k$ falls like $k^{-d}$: on the circle mode 10 takes about 200 times longer than
+# rate $\eta\mu_k$, and $\mu_k$ falls like $k^{-d}$: on the circle mode 10 takes about 230 times longer than
 # mode 1 ($\mu_1/\mu_{10} = 234$) (Basri et al. 2019; Bietti & Mairal 2019). [errata A27](../ERRATA.md#a27)
 #
 # </details>

@@ -71,9 +71,10 @@ plt.show()
 # u$），$u$ 很大时它们饱和于 $\pm 1$。
 #
 # 实验：两个相距 $60°$ 的输入，一起乘以 $a$。对每个网络画出 $\Theta(ax, ax')/(a^2
-# \Theta(x, x'))$：当且仅当核是齐次的，它在每个 $a$ 处都等于 1。
-#
-# 运行之前先想一想：**带**偏置的 ReLU，在最小的尺度 $a = 0.01$ 处，它的比值会在 1 之上、等于 1，还是在 1 之下？
+# \Theta(x, x'))$：当且仅当核是齐次的，它在每个 $a$ 处都等于 1。每条曲线都除以它自己网络在 $a = 1$ 处的 $\Theta(x, x')$，所以一条曲线走平时的高度取决于该网络在 $a = 1$ 处的核，它本身并不说明齐次与否。
+
+# %% [markdown]
+# **运行下一个单元格之前先预测**（先不要往下看）：**带**偏置的 ReLU，在最小的尺度 $a = 0.01$ 处，它的比值会在 1 之上、等于 1，还是在 1 之下？
 
 # %%
 pair = nh.pair_at_angle(math.radians(60), d=2)                 # |x|² = d
@@ -94,7 +95,7 @@ ax.axhline(linear_limit, color="k", ls=":", lw=1,
            label=nh._("tanh's small-input limit: the linear network"))
 ax.set_xlabel(nh._("input scale a"))
 ax.set_ylabel(nh._("Θ(ax, ax′) / (a² Θ(x, x′))"))
-ax.set_title(nh._("Only bias-free ReLU stays at 1: tanh is linear near 0 and saturates far out"))
+ax.set_title(nh._("Homogeneous means flat at 1; plateau heights depend on the kernel at a = 1"))
 ax.legend(fontsize=9)
 plt.show()
 
@@ -106,7 +107,7 @@ plt.show()
 #
 # <details><summary>答案：带偏置的 ReLU 在小输入下</summary>
 #
-# 远在 1 之上：$a = 0.01$ 时约为 3700（$a = 0.1$ 时为 37）。偏置项不随输入缩小，所以对小输入，核趋于一个常数，
+# 只有无偏置的 ReLU 停在 1。带偏置的 ReLU 远在 1 之上：$a = 0.01$ 时约为 3700（$a = 0.1$ 时为 37）。偏置项不随输入缩小，所以对小输入，核趋于一个常数，
 # 而分母 $a^2\Theta(x, x')$ 趋于 0：比值按 $a^{-2}$ 增长。
 #
 # </details>
@@ -169,7 +170,7 @@ for ax, name in zip(axes, one_layer):
     ax.legend(fontsize=8)
 axes[0].set_ylabel(nh._("normalized NNGP minus cos θ"))
 axes[0].set_title(nh._("erf (closed form): from cos θ to the arcsine kernel as a grows"))
-axes[1].set_title(nh._("tanh (quadrature): the same journey"))
+axes[1].set_title(nh._("tanh (quadrature): at a = 20 it stops within 0.03 of the arcsine kernel"))
 plt.show()
 
 # %% [markdown]
@@ -213,9 +214,9 @@ nh.check_between("erf NNGP: relative change under the shift", abs(after - before
 #
 # 在圆周上，角度为 $\alpha$ 和 $\beta$ 的两点之间的 NTK 是它们之差的函数 $\kappa(\cos(\alpha -
 # \beta))$。这样的核被傅里叶模态对角化：$\cos k\theta$ 和 $\sin k\theta$
-# 是它的积分算子（圆周上的均匀测度）的特征函数，特征值为 $\mu_k$，即
-# $\kappa(\cos\theta)$ 的第 $k$ 个傅里叶系数。这些 $\mu_k$ 是核的 **Mercer 系数**；对一点与 768 个等距点
-# （tanh 用 384 个）之间的核做一次 FFT 就得到它们（`course.circle_spectrum`）。
+# 是它的积分算子（圆周上的均匀测度）的特征函数，特征值为
+# $\mu_k = \tfrac1{2\pi}\int_{-\pi}^{\pi}\kappa(\cos\theta)\cos k\theta\,d\theta$，即在这种归一化下
+# $\kappa(\cos\theta)$ 的第 $k$ 个余弦系数。这些 $\mu_k$ 是核的 **Mercer 系数**。对一点与 768 个等距点之间的核做一次 FFT 就得到它们（`course.circle_spectrum`；tanh 的核来自较慢的数值积分，用 384 个点）。
 
 # %% [markdown]
 # 为什么光滑程度重要？一个函数越光滑，它的傅里叶级数衰减得越快。ReLU 的
@@ -229,32 +230,14 @@ nh.check_between("erf NNGP: relative change under the shift", abs(after - before
 # %% [markdown]
 # 光滑的激活函数给出光滑的核：
 #
-# - **erf** 是整函数，但离开实轴后它按 $e^{y^2}$ 增长，而高斯平均能感受到这种增长：它的一个隐藏层的核
-#   作为 $\rho = \cos\theta$ 的函数只在上面闭式的奇点 $\rho_0 = 1 + 1/(2q)$ 之内解析
-#   （$q$：预激活的方差，这里为 $\sigma_w^2$）。仅仅是整函数并不能给出更多。一个
-#   在 $\rho_0 > 1$ 之内解析的函数，其系数按**几何级数**衰减，即 $r^k$，其中 $r = \rho_0 - \sqrt{\rho_0^2 - 1}$（`course.erf_rate`）。
-# - **tanh** 只在带状区域 $\lvert\operatorname{Im} u\rvert < \pi/2$ 内解析（极点在 $u = \pm i\pi/2$），
-#   所以它的 Hermite 系数 $a_n$ 只按 $e^{-c\sqrt n}$ 衰减。于是它的对偶核 $\sum_n a_n^2\rho^n$
-#   （Daniely et al. 2016）的收敛半径恰好为 1：它在 $[-1, 1]$ 上无穷次可微，但在 $\rho = 1$ 处不解析。
-#   这样的核的系数比 $k$ 的任何幂次衰减得都快，但不是几何衰减；下面的测量与此相符。
+# - **erf** 是整函数，但离开实轴后它按 $e^{y^2}$ 增长，而高斯平均能感受到这种增长：它的一隐藏层核作为 $\rho = \cos\theta$ 的函数，只在闭式的奇点 $\rho_0 = 1 + 1/(2q)$ 之内解析（$q$：预激活的方差，这里为 $\sigma_w^2$）。仅仅是整函数并不能给出更多。一个在 $\rho_0 > 1$ 之内解析的函数，其系数按**几何**方式衰减，即按 $r^k$，$r = \rho_0 - \sqrt{\rho_0^2 - 1}$（`course.erf_rate`）。
+# - **tanh** 只在带状区域 $\lvert\operatorname{Im} u\rvert < \pi/2$ 内解析（极点在 $u = \pm i\pi/2$）。由 Hille 关于埃尔米特级数的定理（Hille 1940），一个在某个带状区域内解析、而在更宽的带状区域内不解析的函数，其埃尔米特系数 $a_n$ 按 $e^{-c\sqrt n}$ 衰减，$c$ 由带宽决定，且不会更快。因此它的对偶核 $\sum_n a_n^2\rho^n$（Daniely et al. 2016）的收敛半径恰好为 1；又因为它的系数为正，它在 $\rho = 1$ 处不解析（Pringsheim 定理）。$\tanh'$ 以及由两者构成的 NTK 也是如此。它在 $[-1, 1]$ 上仍然无穷次可微，所以它的 $\mu_k$ 比 $k$ 的任何幂次都衰减得快。
+# - 为什么不是几何衰减？如果 $\lvert\mu_k\rvert \le C r^k$，$r < 1$，级数 $\sum_k \mu_k e^{ik\theta}$ 会使 $\kappa(\cos\theta)$ 在 $\theta = 0$ 附近是 $\theta$ 的解析偶函数，从而是 $\theta^2$ 的幂级数，而 $\theta^2 = \arccos^2\rho$ 在 $\rho = 1$ 处解析：$\kappa$ 在那里就会解析，矛盾。下面的测量与此相符。
 #
-# 区分这几种衰减的一个统计量是**步比** $\mu_{k+2}/\mu_k$：对幂律它趋于 1
-# （$(k/(k+2))^p \to 1$），对几何衰减它趋于常数 $r^2 < 1$，对介于两者之间的衰减它缓慢地向 1 爬升。
-#
-# 运行下一个单元格之前先想一想：$\sigma_w = 1$ 时 erf 的速率是 $r = 0.382$。如果 $\mu_k/\mu_{\max}$ 恰好等于
-# $r^{k-1}$，erf 的系数会在哪个 $k$ 处落到图的噪声底 $10^{-13}\mu_{\max}$ 之下？
-#
-# <details><summary>数值细节：画出的频谱在哪里截止</summary>
-#
-# 闭式核（ReLU、erf）的系数低于 $10^{-13}\mu_{\max}$ 的都丢掉（float64 舍入）。tanh 的核来自数值积分
-# （对 $z \in [-7, 7]$、步长 0.33 的梯形公式），精度约为核的 $10^{-10}$。在更细的网格上重新计算（步长 0.1，
-# $z \in [-11, 11]$，`course.fine_tanh_spectrum`）可知，它的系数误差至多为 $3 \cdot 10^{-11}\mu_{\max}$
-# （在 $k = 1$ 处），$k \ge 25$ 时约为 $10^{-12}\mu_{\max}$。作为安全余量，我们丢掉 tanh 所有低于
-# $10^{-10}\mu_{\max}$ 的系数（`course.QUADRATURE_FLOOR`），所以画出的 tanh 频谱在 $k = 25$ 处截止，
-# 是我们的选择，而不是核本身如此：更细的网格给出 $\mu_{27} = 5.4 \cdot 10^{-11}\mu_{\max}$ 和
-# $\mu_{29} = 1.4 \cdot 10^{-11}\mu_{\max}$。
-#
-# </details>
+# 区分这些衰减的一个统计量是**步比** $\mu_{k+2}/\mu_k$：对幂律它趋于 1（$(k/(k+2))^p \to 1$），对几何衰减它趋于常数 $r^2 < 1$，对介于两者之间的衰减，它缓慢地向 1 爬升。
+
+# %% [markdown]
+# **运行下一个单元格之前先预测：** $\sigma_w = 1$ 时 erf 的速率是 $r = 0.382$。如果 $\mu_k/\mu_{\max}$ 恰好等于 $r^{k-1}$，erf 的系数会在哪个 $k$ 处落到图的噪声底 $10^{-13}\mu_{\max}$ 之下？
 
 # %%
 settings = {"ReLU": ("relu", SQRT2), "tanh": ("tanh", 1.0), "erf": ("erf", 1.0)}   # one hidden layer, no bias
@@ -289,13 +272,19 @@ plt.show()
 # 右图中，每个点把一个系数与高两阶的系数相比（只取存在的模态，且在噪声底之上）。
 # erf 的比值缓慢爬升到由闭式算出的虚线 $r^2 = 0.146$ 之下一点（$k = 13$ 处 0.135，$k = 23$ 处 0.140）：
 # 这是几何衰减。tanh 的比值上升得更快（从 $k = 13$ 处的 0.19 到 $k = 23$ 处的 0.25），这与非几何的衰减相符
-# （噪声底之上只有大约十一个奇数模态，所以这是证据，不是证明；原因见上文）。它仍远低于 ReLU 那些趋于 1 的比值。
+# （噪声底之上只有十三个奇数模态 $k = 1, 3, \dots, 25$，给出十二个比值，所以这是证据，不是证明；原因见上文）。它仍远低于 ReLU 那些趋于 1 的比值。
 #
 # <details><summary>答案：erf 的频谱在哪里截止</summary>
 #
 # 纯粹的 $r^{k-1}$ 在 $k - 1 > \ln 10^{-13}/\ln r = 31.1$ 时落到 $10^{-13}$ 之下：它会保留 $k = 31$，丢掉
 # $k = 33$。图中 erf 的奇数 $k$ 保留到 29（$\mu_{29} = 1.7 \cdot 10^{-13}\mu_{\max}$，$\mu_{31} = 2.5 \cdot
 # 10^{-14}\mu_{\max}$）：早了一个奇数阶，因为在走平之前步比略低于 $r^2$，所以系数比 $r^k$ 衰减得略快。
+#
+# </details>
+#
+# <details><summary>数值细节：图中的频谱在哪里截止</summary>
+#
+# 闭式系数（ReLU、erf）低于 $10^{-13}\mu_{\max}$ 的被舍去（float64 舍入误差）。tanh 的核来自数值积分（对 $z \in [-7, 7]$ 用梯形法则，步长 0.33），精度约为核的 $10^{-10}$。在更细的网格上重新计算（步长 0.1，$z \in [-11, 11]$，`course.fine_tanh_spectrum`），它的系数最多偏差 $3 \cdot 10^{-11}\mu_{\max}$（在 $k = 1$ 处），$k \ge 25$ 时约偏差 $10^{-12}\mu_{\max}$。作为安全余量，我们舍去所有低于 $10^{-10}\mu_{\max}$ 的 tanh 系数（`course.QUADRATURE_FLOOR`），所以图中 tanh 的频谱止于 $k = 25$ 是我们的选择，而不是核本身的性质：更细的网格给出 $\mu_{27} = 5.4 \cdot 10^{-11}\mu_{\max}$ 和 $\mu_{29} = 1.4 \cdot 10^{-11}\mu_{\max}$。
 #
 # </details>
 
@@ -355,7 +344,10 @@ nh.check_that("erf by quadrature − closed form: largest coefficient error belo
 #   闭式）。第二层接收到的相关系数不再是 $\cos\theta$ 的奇函数，于是出现奇数模态
 #   $k \ge 3$。
 #
-# 偏置会同时打破这两种奇偶性。我们测量 1 到 6 个隐藏层的无偏置 ReLU 网络的 $\mu_3/\mu_1$。运行之前先想一想：从两层到六层，$\mu_3/\mu_1$ 会增大、减小，还是保持不变？
+# 偏置会同时打破这两种奇偶性。我们测量 1 到 6 个隐藏层的无偏置 ReLU 网络的 $\mu_3/\mu_1$。
+
+# %% [markdown]
+# **运行下一个单元格之前先预测**（先不要往下看）：从两层到六层，$\mu_3/\mu_1$ 会增大、减小，还是保持不变？
 
 # %%
 depths = np.arange(1, 7)
@@ -366,7 +358,7 @@ ax.plot(depths, odd_ratio[:, 0], "o-", label="μ₃ / μ₁")
 ax.plot(depths, odd_ratio[:, 1], "s-", label="μ₅ / μ₁")
 ax.set_xlabel(nh._("number of hidden ReLU layers (no bias)"))
 ax.set_ylabel(nh._("odd eigenvalue / μ₁"))
-ax.set_title(nh._("One ReLU layer has no odd modes beyond k = 1; from two layers on they grow"))
+ax.set_title(nh._("Odd modes beyond k = 1 by depth: zero at one layer, present from two"))
 ax.legend()
 plt.show()
 print(nh._("μ₃/μ₁ at depth 1: zero (below 1e-12, rounding); at depth 2: {two:.4f}; at depth 6: {six:.3f}")
@@ -375,9 +367,7 @@ print(nh._("μ₃/μ₁ at depth 1: zero (below 1e-12, rounding); at depth 2: {t
 # %% [markdown]
 # <details><summary>答案</summary>
 #
-# 它增大：从两层时的 0.083 到六层时的 0.272（$\mu_5/\mu_1$ 也随之增大）。每多一层，就把 ReLU 的逐层映射
-# 再施加到一个已经不是 $\cos\theta$ 的奇函数的相关系数上，于是添上 $\cos\theta$ 之外的奇数项；
-# 测得它们的占比从两层到六层逐层增大。
+# 它增大：从两层时的 0.083 到六层时的 0.272（$\mu_5/\mu_1$ 也随之增大）。从两层起存在奇数模态是有原因的：每多一层，就把 ReLU 的逐层映射再施加到一个已经不是 $\cos\theta$ 的奇函数的相关系数上。而它们的占比不断增大只是这里测得的结果：我们没有给出简单的论证。
 #
 # </details>
 
@@ -422,7 +412,7 @@ odd = np.arange(1, 30, 2)
 axes[0].loglog(odd, sphere_mu["erf"][odd] / sphere_mu["erf"][1], "s", ms=3, label=nh._("erf, odd k"))
 axes[0].set_xlabel(nh._("degree k"))
 axes[0].set_ylabel("μ_k / μ_max")
-axes[0].set_title(nh._("On S², ReLU's μ_k falls like k⁻³"))
+axes[0].set_title(nh._("On S², ReLU's μ_k falls like k⁻³, erf's far faster"))
 axes[1].loglog(index[:800], stairs[:800], "k-", lw=1.5, label=nh._("operator: μ_k repeated 2k + 1 times"))
 axes[1].loglog(np.arange(1, 801), gram, ".", ms=3, color=PALETTE[1], label=nh._("Gram matrix K/n, n = 800"))
 axes[1].loglog(index[30:800], 1.3 * index[30:800] ** -1.5, "--", color=PALETTE[0], lw=1, label="1.3 i^(−3/2)")
@@ -435,7 +425,7 @@ plt.show()
 
 # %% [markdown]
 # 左：ReLU 的系数从上方逼近斜率为 $-3$ 的参考线（过 $k = 40$ 的点），erf 的向下
-# 弯折。右：算子的阶梯（黑色）、Gram 矩阵的特征值（点；前几块与
+# 弯折：又是几何衰减，其步比从下方逼近圆周上的 $r^2$（$k = 21$ 处为 $0.91\,r^2$）。右：算子的阶梯（黑色）、Gram 矩阵的特征值（点；前几块与
 # 阶梯吻合到 2 %，后面的块向上偏，因为 800 个点对精细的球谐函数分辨得更差），以及斜率为
 # $-3/2$ 的参考线（常数 1.3 只是让它位于点的上方）。$-3/2$ 是 $i$ 很大时的极限：$k$ 次的
 # 块结束于序号 $N(k) = k^2/2 + 3k/2 + 4$（对偶数 $k$），并不恰好是 $k^2/2$，所以在
@@ -465,8 +455,11 @@ nh.check_between("S², erf: step ratio at k = 21 / r² (0.91: approaching the ci
 # ## 4.5.3 ReLU 与 tanh：深度、有序与混沌
 #
 # 深度就是一遍又一遍地施加逐层映射。对无偏置的 ReLU，齐次性使 $\sigma_w$ 只是一个尺度：
-# 取 $\sigma_w^2 = 2$ 时方差保持不变，$\Theta(x, x) = (L + 1)\,\Sigma^{(1)}(x, x)$ 线性增长。对
-# 无偏置的 tanh，方差映射有不动点 $q = 0$，斜率因子 $\chi(q) = \sigma_w^2\,\mathbb
+# 取 $\sigma_w^2 = 2$ 时方差保持不变，$\Theta(x, x) = (L + 1)\,\Sigma^{(1)}(x, x)$ 线性增长。
+#
+# 在给出名称之前先提醒一句：在 Poole et al. (2016) 中，“有序”相把每个相关系数都推向 1，但这需要偏置 $\sigma_b > 0$。我们的 tanh 网络没有偏置，对它们而言，下面的“有序”只表示 $\sigma_w < 1$：方差趋于 0，更深的层几乎线性地作用，并保留它们接收到的相关系数。
+#
+# 对无偏置的 tanh，方差映射有不动点 $q = 0$，斜率因子 $\chi(q) = \sigma_w^2\,\mathbb
 # E[\tanh'(u)^2]$
 # （$u \sim \mathcal N(0, q)$）在 $q = 0$ 处取值，等于 $\sigma_w^2$，它决定了网络的命运（第 02 课；
 # Poole et al. 2016；Schoenholz et al. 2017）：$\sigma_w < 1$ 时（我们和那些论文一样称之为**有序相**）
@@ -475,14 +468,10 @@ nh.check_between("S², erf: step ratio at k = 21 / r² (0.91: approaching the ci
 # 相关系数被推向 0。
 
 # %% [markdown]
-# 关于“有序”这个词要提醒一句：在那些论文中，有序相把所有相关系数推向 1，但这需要偏置
-# $\sigma_b > 0$。没有偏置时方差趋于 0，较深的层几乎是线性的，它们保留收到的相关系数。
-# 在对角线上，每一层加上它的方差，并把之前的部分乘以该层方差处的 $\chi$：$\Theta^{(l+1)}(x, x) =
-# \Sigma^{(l+1)}(x, x) + \chi^{(l+1)}\,\Theta^{(l)}(x, x)$。我们跟踪 60° 处的（归一化）NTK 以及
-# 对角线上的 NTK。
-#
-# 运行之前先想一想：ReLU 的 $\Theta(x, x) = 2(L + 1)$ 在 12 层时达到 26，而 tanh 饱和于 $\pm 1$。
-# 这四个网络中，哪一个在 12 层时的 $\Theta(x, x)$ 最大？
+# 在对角线上，每一层加上它的方差，并把之前的量乘以该层方差处的 $\chi$：$\Theta^{(l+1)}(x, x) = \Sigma^{(l+1)}(x, x) + \chi^{(l+1)}\,\Theta^{(l)}(x, x)$。我们跟踪 60° 处的（归一化）NTK 和对角线上的 NTK，深度从 1 到 12。
+
+# %% [markdown]
+# **运行下一个单元格之前先预测**（先不要往下看）：tanh 饱和于 $\pm 1$，所以每一层的方差都低于 $\sigma_w^2$。随着深度增加，混沌相网络（$\sigma_w = 1.5$）的 $\Theta(x, x)$ 会保持有界，还是无界增长？
 
 # %%
 depth_settings = {nh._("ReLU, σ_w = √2"): ("relu", SQRT2), nh._("tanh, σ_w = 0.8 (ordered)"): ("tanh", 0.8),
@@ -495,10 +484,10 @@ for (name, row), marker in zip(rows.items(), "os^D"):
     axes[0].plot(layers, row[:, row.shape[1] // 6] / row[:, 0], marker + "-", ms=4, label=name)
     axes[1].semilogy(layers, row[:, 0], marker + "-", ms=4, label=name)
 axes[0].set_ylabel(nh._("normalized NTK at 60°"))
-axes[0].set_title(nh._("Chaos decorrelates inputs; ReLU drifts; bias-free order barely moves"))
+axes[0].set_title(nh._("Chaos decorrelates; ReLU drifts; bias-free order and the boundary barely move"))
 axes[1].axhline(0.5, color="k", ls=":", lw=1, label=nh._("½: the boundary's limit"))
 axes[1].set_ylabel("Θ(x, x)")
-axes[1].set_title(nh._("Θ(x, x): ReLU grows linearly, chaotic tanh like χ₁^L, ordered tanh vanishes"))
+axes[1].set_title(nh._("Θ(x, x) by depth (logarithmic axis)"))
 for ax in axes:
     ax.set_xlabel(nh._("number of hidden layers L"))
     ax.legend(fontsize=8)
@@ -508,14 +497,9 @@ print(nh._("tanh, σ_w = 1.5: μ₉/μ_max = {one:.1e} at depth 1, {twelve:.3f} 
     one=chaos[1][9] / chaos[1][1], twelve=chaos[12][9] / chaos[12][1]))
 
 # %% [markdown]
-# <details><summary>答案：12 层时最大的 Θ(x, x)</summary>
+# <details><summary>答案：混沌相的 Θ(x, x) 会保持有界吗？</summary>
 #
-# 是混沌相的 tanh 网络，尽管 tanh 会饱和。它的 $\Theta(x, x)$ **指数**增长，从一层时的 2.9 到 12 层时的 27.4，
-# 超过了 ReLU 的 26：每一层把它乘以 $\chi$，第一步为 1.30，第十二步为 1.17，这个因子趋于不动点
-# $q^* = 0.79$ 处的 $\chi_1 = \chi(q^*) = 1.14$（即 Poole et al. 的 $\chi_1$），所以深网络有
-# $\Theta
-# \propto \chi_1^L$。饱和限制了每一层的方差，$\Sigma^{(l)} \le \sigma_w^2 = 2.25$，
-# 但限制不了 $\chi$ 因子的连乘积，而正是它乘在下面各层的贡献上。
+# 不会：尽管 tanh 会饱和，它仍无界地**指数**增长，从一层时的 2.9 到 12 层时的 27.4，超过了 ReLU 线性的 $2(L + 1) = 26$。比值 $\Theta^{(l+1)}/\Theta^{(l)} = \chi^{(l+1)} + \Sigma^{(l+1)}/\Theta^{(l)}$ 在第一步为 1.30（那里 $\chi = 0.97 < 1$：增长来自加上的方差），在第十二步为 1.17（$\chi = 1.139$ 加上 $0.034$），并趋于不动点 $q^* = 0.79$ 处的 $\chi_1 = \chi(q^*) = 1.14$（即 Poole et al. 的 $\chi_1$），所以深网络有 $\Theta \propto \chi_1^L$。饱和限制了每一层的方差，$\Sigma^{(l)} \le \sigma_w^2 = 2.25$，但限制不了 $\chi$ 因子的连乘积，而正是它乘在下面各层的贡献上。
 #
 # </details>
 #
@@ -529,7 +513,7 @@ print(nh._("tanh, σ_w = 1.5: μ₉/μ_max = {one:.1e} at depth 1, {twelve:.3f} 
 #
 # 左图中，只有混沌相 tanh 网络在 60° 处的归一化 NTK 下降得快（12 层内 0.388 → 0.098）；ReLU 的
 # 缓慢漂移（0.471 → 0.363），无偏置的有序相网络的则停留在 0.46 与 0.47 之间，接近线性核的
-# $\cos 60° = 0.5$，并不趋于 1。在混沌相的频谱中，去相关表现为权重移向高频（打印出的 $\mu_9$）。
+# $\cos 60° = 0.5$，并不趋于 1（边界情形的停留在 0.41 与 0.45 之间）。在混沌相的频谱中，去相关表现为权重移向高频（打印出的 $\mu_9$）。
 # Yang & Salman (2019) 描绘了 $\sigma_w$、$\sigma_b$ 和深度如何把 NTK 的频谱在低阶与高阶之间移动。
 
 # %% tags=["check"]
@@ -558,6 +542,18 @@ for _ in range(300):
     q_star = 2.25 * float(gauss @ np.tanh(math.sqrt(q_star) * z) ** 2)
 chi_star = 2.25 * float(gauss @ (1 - np.tanh(math.sqrt(q_star) * z) ** 2) ** 2)
 _, deep_chaos = nh.self_kernels_by_depth(1.0, depth=200, activation="tanh", sigma_w=1.5)
+chi_at = lambda q: 2.25 * float(gauss @ (1 - np.tanh(math.sqrt(q) * z) ** 2) ** 2)      # χ at variance q
+var_12, ntk_12 = (t.numpy() for t in nh.self_kernels_by_depth(1.0, depth=12, activation="tanh", sigma_w=1.5))
+nh.check_close("tanh, σ_w = 1.5: Θ⁽²⁾/Θ⁽¹⁾ (1.30) = χ⁽²⁾ + Σ⁽²⁾/Θ⁽¹⁾", [ntk_12[1] / ntk_12[0] / 1.3016,
+               (chi_at(var_12[0]) + var_12[1] / ntk_12[0]) / 1.3016], [1.0, 1.0], rtol=5e-4)
+nh.check_close("tanh, σ_w = 1.5: χ at the first step (0.97, below 1)", chi_at(var_12[0]), 0.968, atol=0.001)
+nh.check_close("tanh, σ_w = 1.5: χ and Σ/Θ at the twelfth step (1.139, 0.034)",
+               [chi_at(var_12[10]), var_12[11] / ntk_12[10]], [1.139, 0.034], atol=6e-4)
+boundary = by_depth[nh._("tanh, σ_w = 1 (boundary)")]
+nh.check_between("tanh, σ_w = 1: normalized NTK at 60° over depth 1 … 12 (min, 0.41 … 0.45)", boundary.min(),
+                 0.41, 0.45)
+nh.check_between("tanh, σ_w = 1: normalized NTK at 60° over depth 1 … 12 (max, 0.41 … 0.45)", boundary.max(),
+                 0.41, 0.45)
 nh.check_close("tanh, σ_w = 1.5: q* (0.79)", q_star, 0.793, atol=0.001)
 nh.check_close("tanh, σ_w = 1.5: Θ⁽²⁰⁰⁾/Θ⁽¹⁹⁹⁾ → χ₁ at q* (1.14)", float(deep_chaos[-1] / deep_chaos[-2]),
                chi_star, rtol=1e-6)
@@ -684,7 +680,7 @@ nh.check_close("answer 3: the grid times just after them (0.65, 8.6, 112)",
 # <details><summary>答案</summary>
 #
 # 不会：模态 3 的曲线一直停在 1，从不减半。一个无偏置的 ReLU 隐藏层没有奇数模态 $k \ge 3$
-# （见奇偶性一节），所以 $\mu_3 = 0$（打印出的值约为 $10^{-17}$，是舍入误差），
+# （见奇偶性一节），所以 $\mu_3 = 0$（打印出的值低于 $10^{-15}\mu_{\max}$，是舍入误差），
 # $e^{-\mu_3 t} = 1$。它不是慢，而是缺失。
 #
 # </details>
@@ -731,7 +727,7 @@ def fit(name, y):
 predictions = {name: fit(name, parabola(x_fit)) for name in parity_nets}
 fig, ax = plt.subplots(figsize=(8, 4))
 ax.plot(x_plot, parabola(x_plot), "k--", lw=1, label=nh._("target x² + x/2"))
-ax.plot(x_plot, x_plot[:, 0] / 2, "k:", lw=1.5, zorder=3, label=nh._("its odd part x/2"))
+ax.plot(x_plot[::8], x_plot[::8, 0] / 2, "kx", ms=6, zorder=3, label=nh._("its odd part x/2 (crosses)"))
 for name, p in predictions.items():
     ax.plot(x_plot, p, label=nh._("NTK regression, {name}").format(name=name))
 ax.plot(x_fit, parabola(x_fit), "ko", ms=4, label=nh._("training points"))
@@ -759,7 +755,10 @@ nh.check_between("with bias: mean squared error", errors[nh._("tanh, σ_b = 0.5"
 
 # %% [markdown]
 # 偶部分会从每次拟合中消失吗？用同一个无偏置 tanh 网络在 $[0.1, 2]$ 中的 20 个输入上拟合 $y = x^2$，
-# 其中没有一个是负的。运行之前先预测：$x = -1$ 处的预测是多少？
+# 其中没有一个是负的。
+
+# %% [markdown]
+# **运行下一个单元格之前先预测**（先不要往下看）：$x = -1$ 处的预测是多少？
 
 # %%
 x_half = torch.linspace(0.1, 2, 20, dtype=torch.float64)[:, None]
@@ -774,7 +773,7 @@ ax.plot(x_plot, half_fit, label=nh._("NTK regression, {name}").format(name=nh._(
 ax.plot(x_half, x_half[:, 0] ** 2, "ko", ms=4, label=nh._("training points (x > 0 only)"))
 ax.set_xlabel(nh._("input x"))
 ax.set_ylabel(nh._("prediction f(x)"))
-ax.set_title(nh._("Trained on x > 0, the odd network mirrors x² into −x²"))
+ax.set_title(nh._("Trained on x > 0 only: what does the odd network predict for x < 0?"))
 ax.legend(fontsize=9)
 plt.show()
 print(nh._("prediction at x = −1: {value:.3f}").format(value=float(half_fit[60])))
@@ -788,8 +787,11 @@ nh.check_between("and max |f(x) + x²| on [−2, −0.1]",
 nh.check_close("x_plot[60] is x = −1", float(xs[60]), -1.0, atol=1e-12)
 
 # %% [markdown]
-# $x = -1$ 处的预测约为 $-1$。在 $x > 0$ 上网络拟合 $x^2$，而奇性随后强迫它在 $-x$ 处给出 $-x^2$：
-# 偶部分只会从镜像对称输入上的拟合中消失。在其他情形下，它变成一个奇函数。
+# <details><summary>答案：$x = -1$ 处的预测</summary>
+#
+# 约为 $-1$：网络把 $x^2$ 镜像成 $-x^2$。在 $x > 0$ 上网络拟合 $x^2$，而奇性随后强迫它在 $-x$ 处给出 $-x^2$。偶部分只会从镜像对称输入上的拟合中消失；在其他情形下，它变成一个奇函数。
+#
+# </details>
 
 # %% [markdown]
 # ## 动手探索
@@ -806,8 +808,8 @@ nh.check_close("x_plot[60] is x = −1", float(xs[60]), -1.0, atol=1e-12)
 nh.widgets.live_figure(course.draw_spectrum,
                        activation=nh.widgets.activation_dropdown("relu", options=course.ACTIVATIONS),
                        depth=nh.widgets.depth_slider(1, max=course.MAX_DEPTH),
-                       sigma_w=nh.widgets.sigma_slider("sigma_w", 1.0, min=0.5, max=2.5),
-                       sigma_b=nh.widgets.sigma_slider("sigma_b", 0.0, max=1.0))
+                       sigma_w=nh.widgets.sigma_slider(nh._("sigma_w"), 1.0, min=0.5, max=2.5),
+                       sigma_b=nh.widgets.sigma_slider(nh._("sigma_b"), 0.0, max=1.0))
 
 # %% [markdown]
 # **先预测，再验证。**
@@ -933,12 +935,12 @@ nh.check_close("question 3: μ₃/μ_max without and with the bias (0.041, 0.036
 # </details>
 #
 # 4. 一个隐藏层的 ReLU NTK 在 $S^{d-1}$ 上有 $\mu_k \propto k^{-d}$，$k$ 次球谐函数约有 $k^{d-2}$
-#    个。第 $i$ 大的特征值随 $i$ 衰减得多快？用 $S^2$ 检验你的公式。
+#    个。第 $i$ 大的特征值随 $i$ 衰减得多快？它在 $S^3$ 上（$d = 4$）给出什么？
 #
 # <details><summary>答案</summary>
 #
 # 直到 $k$ 次的各阶约占 $k^{d-1}$ 个位置，所以 $i \sim k^{d-1}$，$\lambda_i \sim k^{-d} \sim
-# i^{-d/(d-1)}$。在 $S^2$ 上（$d = 3$）：$i^{-3/2}$，即 §4.5.2 的阶梯。$d$ 很大时指数趋于
+# i^{-d/(d-1)}$。在 $S^3$ 上（$d = 4$）：$i^{-4/3}$；在 $S^2$ 上（$d = 3$）它给出 §4.5.2 阶梯的 $i^{-3/2}$。$d$ 很大时指数趋于
 # $-1$。
 #
 # </details>
@@ -1040,7 +1042,7 @@ nh.check_close("question 5: the erf step ratio at k = 25 follows r² at σ_w = 2
 # **教材原文：** 因为 ReLU 的特征值只按多项式衰减，它能有效地学习高频。
 #
 # **正确的说法：** ReLU 仍有频谱偏置。在核区域、均匀数据上，模态 $k$ 以
-# 速率 $\eta\mu_k$ 被学到，而 $\mu_k$ 按 $k^{-d}$ 衰减：在圆周上，模态 10 所需的时间约为模态 1 的 200 倍
+# 速率 $\eta\mu_k$ 被学到，而 $\mu_k$ 按 $k^{-d}$ 衰减：在圆周上，模态 10 所需的时间约为模态 1 的 230 倍
 # （$\mu_1/\mu_{10} = 234$）（Basri et al. 2019；Bietti & Mairal 2019）。[勘误 A27](../../ERRATA.zh.md#a27)
 #
 # </details>
