@@ -270,3 +270,60 @@ def test_the_spread_runs_on_one_thread_and_restores_the_callers_setting():
     before = torch.get_num_threads()
     cnn.ntk_spread(nh.serial(nh.dense(), nh.relu(), nh.dense(1)), nh.sphere(1, 3, seed=0), width=4, seeds=2)
     assert torch.get_num_threads() == before
+
+
+# ------------------------------------------------------------------------------ locally connected networks
+
+def test_the_locally_connected_kernel_after_conv_and_relu_is_the_product_of_the_means_off_the_diagonal():
+    """One conv, then ReLU, on 1-D noise: a locally connected layer's pre-activations at p != p' are
+    independent, so the ReLU kernel there is E[phi(u)] E[phi(v)] = sqrt(q_p q'_p') / (2 pi), computed here from
+    the CNN's own variances; at p = p' the two networks agree."""
+    signals = torch.randn(2, 1, 1, 8, generator=torch.Generator().manual_seed(4), dtype=torch.float64)
+    conv = nh.conv(kernel_size=(1, 3), padding="circular", sigma_w=math.sqrt(2))
+    net = nh.serial(conv, nh.relu())
+    inputs = nh.Kernel.from_inputs(signals[:1], signals[1:])
+    cnn_k = net.transform(inputs)
+    local = cnn.locally_connected_kernel(net, inputs).nngp[0, 0, 0, :, 0, :]
+    q1 = torch.diagonal(conv.transform(inputs).var1[0, 0, :, 0, :])
+    q2 = torch.diagonal(conv.transform(inputs).var2[0, 0, :, 0, :])
+    expected = torch.sqrt(q1[:, None] * q2[None, :]) / (2 * math.pi)
+    same = torch.diagonal(cnn_k.nngp[0, 0, 0, :, 0, :])
+    expected[range(8), range(8)] = same
+    assert torch.allclose(local, expected, rtol=1e-10, atol=1e-14), (local - expected).abs().max()
+
+
+def test_with_flatten_the_locally_connected_ntk_is_the_cnns_with_gap_it_matches_a_finite_one():
+    """Flatten: equal to the CNN's (Novak et al. 2019). GAP: against the empirical NTK of finite locally
+    connected networks (separate 3-tap filters at each of 8 positions, circular), averaged over seeds."""
+    torch.manual_seed(0)
+    length, width, seeds = 8, 256, 12
+    signals = torch.randn(2, 1, 1, length, generator=torch.Generator().manual_seed(6), dtype=torch.float64)
+    conv = lambda: nh.conv(kernel_size=(1, 3), padding="circular", sigma_w=math.sqrt(2))
+    body = [conv(), nh.relu(), conv(), nh.relu()]
+    inputs = nh.Kernel.from_inputs(signals[:1], signals[1:])
+    flat, gap = nh.serial(*body, nh.flatten(), nh.dense(1)), nh.serial(*body, nh.global_avg_pool(), nh.dense(1))
+    assert float(cnn.locally_connected_kernel(flat, inputs).ntk[0, 0]) == pytest.approx(
+        float(flat.transform(inputs).ntk[0, 0]), rel=1e-12)
+    expected = float(cnn.locally_connected_kernel(gap, inputs).ntk[0, 0])
+
+    def finite_ntk(seed):
+        g = torch.Generator().manual_seed(seed)
+        w1 = torch.randn(length, width, 1, 3, generator=g, dtype=torch.float64).requires_grad_()
+        w2 = torch.randn(length, width, width, 3, generator=g, dtype=torch.float64).requires_grad_()
+        v = torch.randn(width, generator=g, dtype=torch.float64).requires_grad_()
+
+        def local_layer(w, h):                      # h: (channels, length); a separate filter at each p
+            patches = torch.stack([torch.roll(h, -a, dims=1) for a in (-1, 0, 1)], dim=-1)   # (C, P, 3)
+            return math.sqrt(2 / (h.shape[0] * 3)) * torch.einsum("pocs,cps->op", w, patches)
+
+        def f(signal):
+            h = torch.relu(local_layer(w2, torch.relu(local_layer(w1, signal[0]))))
+            return h.mean(1) @ v / math.sqrt(width)
+        grads = [torch.autograd.grad(f(s), (w1, w2, v)) for s in signals]
+        return float(sum((a * b).sum() for a, b in zip(*grads)))
+    values = np.array([finite_ntk(s) for s in range(seeds)])
+    sem = values.std(ddof=1) / math.sqrt(seeds)
+    # the mean over seeds estimates the limit: within 4 standard errors, plus 3 % for the O(1/width) bias
+    assert abs(values.mean() - expected) <= 4 * sem + 0.03 * abs(expected), (values.mean(), expected, sem)
+    cnn_gap = float(gap.transform(inputs).ntk[0, 0])
+    assert abs(values.mean() - cnn_gap) > 4 * sem + 0.03 * abs(expected), (values.mean(), cnn_gap, sem)

@@ -6,6 +6,7 @@ similarity), so that the lesson's cells stay a few readable lines.
   the previous layer's kernel over the filter's offsets a, the same offset for both images
   (:func:`shared_offset_cells` lists the cells it sums);
 - :func:`pixel_pair_panels`: pixel-pair kernels side by side, each scaled to its largest entry;
+- :func:`locally_connected_kernel`: the kernel of the same network with a separate filter at every position;
 - :func:`span_formula`, :func:`influence_summary`, :func:`receptive_field_sentences`,
   :func:`show_receptive_field`: the receptive-field explorer (section 4.2.3);
 - :func:`ntk_spread`: how much one finite network's NTK varies over random initializations (section 4.2.2);
@@ -137,6 +138,26 @@ def pixel_pair_panels(kernels, titles, *, suptitle: str, diagonal: bool = False)
     fig.colorbar(image, ax=axes[0].tolist(), shrink=0.8, label=_("entry / largest entry"))
     fig.suptitle(suptitle)
     return fig
+
+
+# ------------------------------------------------------------------- locally connected networks (4.2.1)
+
+def locally_connected_kernel(architecture: Layer, kernel):
+    """The infinite-width kernel of ``architecture`` with every convolution replaced by a locally connected
+    layer (a separate filter at every position, same sizes), from the input kernel ``kernel``.
+
+    Filters at p and p' != p are independent, so after each convolution the pairs p != p' of every pixel-pair
+    matrix (between the two inputs, and of each input with itself) are zero
+    (``nh.spatial.same_position_pairs_only``); the pairs p = p' follow the CNN's recursion. The layers after
+    it (activations, pooling, readout) act as in the CNN."""
+    from ..engine.conv import Conv
+    from ..engine.spatial import same_position_pairs_only
+
+    for layer in getattr(architecture, "layers", (architecture,)):
+        kernel = layer.transform(kernel)
+        if isinstance(layer, Conv):
+            kernel = same_position_pairs_only(kernel)
+    return kernel
 
 
 # ----------------------------------------------------------------------------- receptive fields (4.2.3)
@@ -406,7 +427,8 @@ def mean_paired_feature_cosine(architecture: Layer, x1: torch.Tensor, x2: torch.
     return float(values.mean()), float(values.std(ddof=1) / math.sqrt(n_networks))
 
 
-__all__ = ["TAPS", "shared_offset_cells", "draw_shared_offsets", "pixel_pair_panels", "span_formula",
+__all__ = ["TAPS", "shared_offset_cells", "draw_shared_offsets", "pixel_pair_panels",
+           "locally_connected_kernel", "span_formula",
            "Influence", "influence_summary", "receptive_field_sentences", "show_receptive_field", "Spread",
            "ntk_spread", "split_accuracies", "accuracy_bars", "normalized", "paired_cosines",
            "feature_cosines", "mean_paired_feature_cosine"]
