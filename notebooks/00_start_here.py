@@ -6,7 +6,7 @@
 # These notebooks teach the **neural tangent kernel** (NTK): what it is, why a very wide network trains like a
 # kernel method, and how the architecture (depth, activation, convolutions, residual connections,
 # normalization) decides which kernel it is. Everything is plain PyTorch, and every lesson runs in under a
-# minute on a laptop. The lessons follow two Chinese texts: chapter 4 of a textbook, "NTK forms under different
+# minute on 2 CPU cores (measured by the build). The lessons follow two Chinese texts: chapter 4 of a textbook, "NTK forms under different
 # architectures" (sections 4.1–4.5 and exercises 4.1–4.8), and an NTK overview (sections 1–10). They keep the
 # chapter's section numbers (4.1, 4.2, …) in their headings, but you need neither text: each lesson states the
 # results it uses, with the papers that prove them, and its last section lists, collapsed, where the texts are
@@ -46,8 +46,9 @@ if importlib.util.find_spec("ntk_helpers") is None:
 #
 # > **One term per weight matrix.** $\Theta(x,x') = \sum_l \nabla_{W_l} f(x)\cdot\nabla_{W_l} f(x')$.
 # > At infinite width, layer $l$'s term is the covariance $\Sigma^{(l)}(x,x')$ of the pre-activations $W_l$
-# > makes, times one backward factor $\dot\Sigma(x,x')$ for each layer above it (lesson 02 derives both).
-# > In the network below each of the three weight matrices gives 2 at $x = x' = x_0$: $\Theta_\infty(x_0,x_0) = 6$.
+# > makes, times one backward factor for each layer $l'$ above it,
+# > $\dot\Sigma^{(l')}(x,x') = \sigma_w^2\,\mathbb E[\phi'(u)\,\phi'(v)]$, where $(u, v)$ are the pre-activations
+# > of layer $l'$ at $x$ and $x'$ (lesson 02 derives both).
 
 # %% [markdown]
 # Below, a ReLU network takes one step of gradient descent, with learning rate $\eta = 0.1$, on the input at
@@ -117,15 +118,17 @@ print(nh._("written out: f(x₀) rose by {rise:.2f}").format(rise=change[0]))
 # (`depth, activation, width, lr, seed = …`) and re-run the cell: predict first, then run. Set the line back
 # afterwards.
 #
-# 1. The target was 1 above $f(x_0)$, but $f(x_0)$ rose by only 0.61. Why about 0.6? Predict the learning rate
-#    that lands on the target in one step, and where $f(x_0)$ lands with three times that rate; then try both
-#    (`lr = 1/6`, then `lr = 0.5`).
+# 1. The target was 1 above $f(x_0)$, but $f(x_0)$ rose by only 0.61. Why about 0.6? Use the box above to
+#    predict the infinite-width $\Theta(x_0,x_0)$, then the learning rate that lands on the target in one step,
+#    and where $f(x_0)$ lands with three times that rate; then try both (`lr = 1/6`, then `lr = 0.5`).
 #
 # <details><summary>Answer</summary>
 #
 # To first order the rise is $-\eta\,\Theta(x_0,x_0)\,r$ with $r = -1$, and the infinite-width
-# $\Theta(x_0,x_0)$ of this network is 6 (2 from each of its three weight matrices, as in the box above):
-# $0.1 \times 6 = 0.6$. So $\eta = 1/6$ lands on the target: $f(x_0)$ rises by 1.02 (this network's own
+# $\Theta(x_0,x_0)$ of this network is 6. With ReLU and $\sigma_w^2 = 2$, every layer's covariance at $x_0$ is 2
+# (the first, $\sigma_w^2\lVert x_0\rVert^2/d = 2$; each next, $\sigma_w^2\,\mathbb E[\phi(u)^2] = 2 \cdot \frac22 = 2$) and every
+# backward factor is $\dot\Sigma = \sigma_w^2 \cdot \frac12 = 1$, so each of the three weight matrices gives
+# $2 \cdot 1 \cdot 1 = 2$: $0.1 \times 6 = 0.6$. So $\eta = 1/6$ lands on the target: $f(x_0)$ rises by 1.02 (this network's own
 # $\Theta(x_0,x_0)$ is 6.15, not exactly 6). At $\eta = 0.5$ it rises by 3.02: the residual $r$ goes
 # from $-1$ to $+2.02$. Each step multiplies $r$ by $1 - \eta\,\Theta(x_0,x_0)$, here about $1 - 3 = -2$,
 # so steps at this rate overshoot by more every time and diverge. The residual shrinks only for
@@ -161,7 +164,7 @@ print(nh._("written out: f(x₀) rose by {rise:.2f}").format(rise=change[0]))
 # <details><summary>Answer</summary>
 #
 # Halving $\eta$ leaves the kernel gap at 3.0 %: both kernels belong to the network before the step, and $\eta$
-# does not enter them. The first-order gap falls to 0.27 %, by less than half. With a smooth activation what
+# does not enter them. The first-order gap falls to 0.27 %, 0.68 of its value: it does not halve. With a smooth activation what
 # first order leaves out is of order $\eta^2$, against a change of order $\eta$, so the gap halves (try
 # `activation = "erf"`: 0.09 % to 0.05 %). ReLU has a kink: a unit whose pre-activation crosses 0 during the
 # step switches on or off, which no first-order expansion sees. At $\eta = 0.1$ this happens for 155 of the
@@ -285,7 +288,7 @@ nh.check_that("width 1024: the orange line is not symmetric about 0° (at +30° 
 # | what | proved by |
 # |---|---|
 # | at initialization the NTK converges to a fixed kernel $\Theta_\infty$, set by the architecture | Jacot, Gabriel & Hongler 2018; Yang 2019 |
-# | during training, up to any finite time and for a general loss, it stays at $\Theta_\infty$ | Jacot et al. 2018 |
+# | during training, up to any finite time and for a general loss whose gradient stays bounded, it stays at $\Theta_\infty$ | Jacot et al. 2018 |
 # | with the squared loss, training then has a closed form at every time, ending at $f_0$ plus kernel regression with $\Theta_\infty$ on $y - f_0$ | Lee et al. 2019 |
 #
 # The training results assume a smooth activation; ReLU needs other proofs. Lesson 01 states the conditions
@@ -293,12 +296,14 @@ nh.check_that("width 1024: the orange line is not symmetric about 0° (at +30° 
 #
 # <details><summary>The hypotheses, one by one (click to open)</summary>
 #
-# - *At initialization*: Jacot et al. (Theorem 1) let the widths grow one after another (the first hidden
+# - *At initialization*: Jacot et al. (Theorem 1), for a Lipschitz activation, let the widths grow one after another (the first hidden
 #   layer's to infinity, then the second's, …); Yang (2019) proves the same limit with all widths growing
 #   together, for a wide class of architectures; Arora et al. (2019) bound the distance at a finite width for
 #   ReLU networks.
-# - *During training*: Jacot et al. (Theorem 2) use gradient flow, the widths growing one after another, and an
-#   activation that is twice differentiable with a bounded second derivative.
+# - *During training*: Jacot et al. (Theorem 2) use gradient flow, the widths growing one after another, an
+#   activation that is Lipschitz and twice differentiable with a bounded second derivative, and a loss whose
+#   gradient with respect to the outputs stays bounded up to the training time $T$ (its integral over $[0, T]$
+#   stays stochastically bounded).
 # - *Squared loss*: Lee et al. (Theorem 2.1) use gradient descent at a small enough learning rate, a
 #   positive-definite $\Theta_\infty$, all widths growing together, and an activation with a Lipschitz
 #   derivative; the network then stays close to its linear model for all training time.
@@ -353,8 +358,10 @@ nh.check_that("the empirical NTK is positive definite (5 independent gradients)"
 #
 # At infinite width, the NTK of a fully connected network between two inputs of the same length depends only
 # on the angle between them (a finite network's only roughly: the orange line of the first figure is not
-# symmetric about 0°). Dividing by its value at angle 0 gives the **normalized NTK**,
-# $\Theta(x,x')/\sqrt{\Theta(x,x)\,\Theta(x',x')}$, which is 1 at angle 0. By the one-step picture at
+# symmetric about 0°). The **normalized NTK** is
+# $\Theta(x,x')/\sqrt{\Theta(x,x)\,\Theta(x',x')}$, which is 1 at angle 0. At infinite width $\Theta(x,x)$ is the
+# same for all these inputs, so this divides by the kernel's value at angle 0; a finite network's diagonal
+# varies from input to input (as printed above at width 2048), and the formula divides by each input's own. By the one-step picture at
 # the top of this lesson, it says how far a step on $x'$ moves $f(x)$ compared with $f(x')$ itself: 1 means as
 # far, 0 not at all, −1 as far in the other direction.
 #
@@ -399,8 +406,9 @@ nh.widgets.live_figure(draw, depth=nh.widgets.depth_slider(2, max=50),
 #
 # Hardly. At depth 50 ReLU gives 0.34 at 30°, 0.29 at 90° and 0.28 at 180°: the curve is nearly flat, almost
 # one value for every pair of different inputs, while each input with itself stays at 1. leaky_relu gives the
-# same to two decimals. Deep ReLU kernels forget the angle, but slowly, and not completely: as the depth grows
-# the value off the diagonal tends to ¼, not to 1. So the effective rank does not fall, it *rises*: 4.5 at
+# same to two decimals. Deep ReLU kernels forget the angle slowly, and in the limit completely: as the depth
+# grows every value off the diagonal tends to ¼, whatever the angle. What survives is the gap between an input
+# and every other one, 1 on the diagonal against ¼ off it: the kernel never confuses two inputs. So the effective rank does not fall, it *rises*: 4.5 at
 # depth 2, 6.1 at depth 50, towards 7.1, the effective rank of $\frac34 I + \frac14\mathbf 1\mathbf 1^\top$ for 12
 # inputs. With 1 on the diagonal the effective rank is $n^2/\sum_{ij}K_{ij}^2$: it is small only when many
 # entries off the diagonal are near ±1, and deep ReLU's are near ¼. Lesson 02 derives the ¼.
@@ -541,7 +549,7 @@ nh.check_close("erf and tanh, depth 50: effective rank 6.0",
 # | [05a normalization](05a_normalization.ipynb) | 4.4.1 | layer norm's scale invariance and its limits, batch norm's batch coupling |
 # | [05b parameterization](05b_parameterization.ipynb) | 4.4.2 | NTK, standard and μP parameterizations: one table of width exponents, lazy vs feature learning |
 # | [06 activations](06_activations.ipynb) | 4.5 | ReLU vs tanh: homogeneity, eigen-decay (power law vs faster), parity and depth, order/chaos, comparison table, spectral bias |
-# | [07 training dynamics](07_training_dynamics.ipynb) | 4.4.2, overview §3, §7.1 | the closed-form dynamics vs real gradient descent, lazy training vs μP, early stopping, a calibrated ensemble band, which targets a kernel can learn |
+# | [07 training dynamics](07_training_dynamics.ipynb) | 4.4.2, overview §3, §7.1 | the closed-form dynamics vs real gradient descent, lazy training vs μP, early stopping, the ensemble band against the spread over initializations, which targets a kernel can learn |
 # | [08 effective rank](08_effective_rank.ipynb) | overview §4, chapter summary | the $r_\infty$ law, what values near 1 mean, when the Gram matrix is singular, why it bounds nothing; the chapter in one table |
 #
 # Exercises 4.1–4.9 (4.1–4.8 are the chapter's, 4.9 goes with lesson 07), graded automatically with nbgrader (the README
@@ -562,7 +570,7 @@ nh.check_close("erf and tanh, depth 50: effective rank 6.0",
 # %% [markdown]
 # ## How to use the lessons
 #
-# - **Run All** first (menu *Run → Run All Cells*); every lesson finishes in under a minute on a laptop.
+# - **Run All** first (menu *Run → Run All Cells*); every lesson finishes in under a minute on 2 CPU cores (measured by the build).
 # - **Predict, then check.** After every slider and at the end of each lesson come questions; some ask you to
 #   change a setting in a cell and re-run it. Write down your prediction before you open its **Answer**.
 # - **Sliders** redraw a plot when you move them. Click a slider and use the arrow keys for single steps.
@@ -610,7 +618,7 @@ nh.check_close("erf and tanh, depth 50: effective rank 6.0",
 # | infinite-width limit | 无限宽极限 | width → ∞: the NTK becomes deterministic and, under conditions (lesson 01), stays fixed during training |
 # | NTK parameterization | NTK 参数化 | weights $\mathcal N(0,1)$, scaled by $\sigma_w/\sqrt{\text{fan-in}}$ in the forward pass |
 # | dual activation | 对偶激活（核）函数 | how an activation maps the Gaussian covariance: $E$ and $\dot E$ |
-# | kernel collapse | 核退化 | with depth, the normalized kernel forgets the angle between inputs, wholly or in part; whether (a linear network never does), how fast and towards which limit depend on the activation and $\sigma_w$ (lesson 02) |
+# | kernel collapse | 核退化 | with depth, the normalized kernel forgets the angle between inputs: its values off the diagonal tend to a limit that no longer depends on the angle (odd activations keep −1 for opposite inputs); whether (a linear network never does), how fast and towards which limit depend on the activation and $\sigma_w$ (lesson 02); forgetting the angle is not making inputs alike: deep ReLU tends to ¼ off the diagonal, against 1 on it |
 # | edge of chaos | 混沌边缘 | $\chi_1 = 1$, between the ordered and the chaotic phase |
 # | effective rank | 有效秩 | $\operatorname{tr}(K)^2/\lVert K\rVert_F^2$ |
 # | lazy training | 惰性训练 | the kernel barely moves while the network fits the data |
@@ -745,7 +753,7 @@ nh.check_that("η = 0.25: five steps make them grow", diverging[-1] > diverging[
 #   moves the output at $x$: $\Delta f(x) \approx -\eta\,\Theta(x,x')\,\partial\ell/\partial f(x')$.
 # - As the widths grow (NTK parameterization) it becomes a deterministic kernel set by the architecture (Jacot
 #   et al. 2018, widths growing one after another; Yang 2019 and Arora et al. 2019, all together). For smooth
-#   activations it stays fixed over a finite training time, for a general loss; with the squared loss training
+#   activations it stays fixed over a finite training time, for a general loss whose gradient stays bounded; with the squared loss training
 #   has a closed form at every time, ending at $f_0$ plus kernel regression on $y - f_0$ (Lee et al. 2019). ReLU
 #   networks need other proofs. Lesson 01 states when this holds.
 # - One description in `ntk_helpers` gives a finite PyTorch network and the exact infinite-width kernels. A
@@ -771,7 +779,7 @@ nh.check_that("η = 0.25: five steps make them grow", diverging[-1] > diverging[
 # **The text says:** a trained wide network "degenerates into" a kernel predictor with the NTK.
 #
 # **What is true:** two statements with different conditions. The NTK stays fixed over a finite training time
-# for a general loss, in the NTK parameterization at a learning rate that does not grow with the width, for
+# for a general loss whose gradient stays bounded, in the NTK parameterization at a learning rate that does not grow with the width, for
 # smooth activations (Jacot et al. 2018). While the kernel stays fixed, the change $f_t - f_0$ is, for any loss
 # and at every time $t$, a combination of the functions $\Theta(\cdot, x_i)$ of the training inputs: a kernel
 # predictor in that sense. What needs the squared loss is the closed form, kernel regression, at every $t$:

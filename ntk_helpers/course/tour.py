@@ -210,9 +210,10 @@ def gram_rank(profile: AngleProfile) -> float:
 
 
 def gram_title(profile: AngleProfile) -> str:
-    """The explorer's right title: where to look (neighbours next to the diagonal, opposite inputs 6 off it) and
-    the effective rank of the 12 x 12 Gram matrix."""
-    return (_("next to the diagonal: neighbours; 6 off it: opposite inputs") + "\n"
+    """The explorer's right title: where to look (30° neighbours in the band by the diagonal and in the corners,
+    since the circle wraps round; opposite inputs on the 6th off-diagonal) and the effective rank of the 12 x 12
+    Gram matrix."""
+    return (_("band by the diagonal (and corners): 30° neighbours; 6th off-diagonal: opposite inputs") + "\n"
             + _("effective rank {rank:.1f} (12: all unrelated, 1: all alike)").format(rank=gram_rank(profile)))
 
 
