@@ -82,7 +82,8 @@ plt.show()
 # $$\Sigma^{(l)} = \Sigma^{(l-1)} + \alpha^2\sigma_w^2\,\mathbb E[\phi\phi] .$$
 
 # %% [markdown]
-# **The $\Theta$ rule.** $\Theta^{(l)}(x, x')$ sums, over the parameters $p$ of the input layer and blocks
+# **The $\Theta$ rule.** $\Theta^{(l)}(x, x')$, the kernel of one unit of $x^{(l)}$ (a hidden unit; the output's
+# kernel comes in section 4.3.2), sums, over the parameters $p$ of the input layer and blocks
 # $1, \dots, l$, the product
 # $\frac{\partial x^{(l)}_i(x)}{\partial p}\frac{\partial x^{(l)}_i(x')}{\partial p}$ (the same for every unit
 # $i$ at infinite width). Split the parameters in two groups.
@@ -123,6 +124,11 @@ print(nh.resnet(2, alpha=0.5))      # dense -> 2 x residual(relu, dense) -> dens
 #    $\Sigma^{(L)} = q_0(1+\gamma)^L$:
 #
 # $$\Theta(x,x) = q_0\,(1+\gamma)^L\Bigl(2 + \frac{L\gamma}{1+\gamma}\Bigr).$$
+#
+# Two bookkeeping notes. From here on $\Theta$ without a superscript is the kernel of the output $f$: the hidden
+# unit's $\Theta^{(L)}$ plus the readout's part $\Sigma^{(L)}$. And results are in units of
+# $q_0 = \Sigma^{(0)}(x, x) = \sigma_w^2\,x\cdot x/d$, which itself grows with $\sigma_w^2$: "$\Theta \to 3e\,q_0$"
+# fixes the ratio $\Theta/q_0$.
 #
 # Below, the package's recursion for two inputs 17° apart, with $\sigma_w^2 = 2$ and $q_0 = 2$, for the three
 # scalings and up to 256 blocks. Note that at $L = 1$ all three scalings have $\alpha = 1$ ($1$, $1/\sqrt 1$ and
@@ -174,7 +180,7 @@ ax.axhline(2, color="k", ls=":", lw=1, label=nh._("2 (limit of α = 1/L)"))
 nh.plotting.width_ticks(ax, depths)
 ax.set_xlabel(nh._("number of residual blocks L"))
 ax.set_ylabel("Θ(x, x) / q₀")
-ax.set_title(nh._("α = 1/√L levels off at 3e·q₀, α = 1/L falls to 2·q₀"))
+ax.set_title(nh._("α = 1/√L levels off, α = 1/L falls back: both stay of order q₀"))
 ax.legend()
 plt.show()
 
@@ -204,9 +210,11 @@ for name, values in rates.items():
         scaling=name, values=", ".join(f"{v:.3g}" for v in values)))
 
 # %% [markdown]
-# With $\alpha = 1$ the usable learning rate shrinks like $1/\Theta \propto 1/\bigl(2^L(2 + L/2)\bigr)$, faster
-# than $2^{-L}$: 0.036 at $L = 4$, $3.4\cdot 10^{-6}$ at $L = 16$, a factor of about $1.1\cdot 10^4$, close to the
-# factor $2^{12}\cdot 10/4 = 10\,240$ by which $\Theta(x, x)$ grows. With $\alpha = 1/\sqrt L$ it shrinks
+# With $\alpha = 1$ the usable learning rate shrinks roughly like $1/\Theta(x, x) \propto 1/\bigl(2^L(2 + L/2)\bigr)$,
+# faster than $2^{-L}$: 0.036 at $L = 4$, $3.4\cdot 10^{-6}$ at $L = 16$, a factor of about $1.1\cdot 10^4$, close
+# to the factor $2^{12}\cdot 10/4 = 10\,240$ by which $\Theta(x, x)$ grows. Only roughly, because $\lambda_{\max}$
+# also depends on how strongly the 8 inputs' kernel entries are correlated: $\lambda_{\max}/\Theta(x, x)$ is 3.1,
+# 3.4, 3.6 and 2.9 at $L = 1, 4, 16, 256$ for $\alpha = 1$, and 3.13–3.15 for $\alpha = 1/\sqrt L$. With $\alpha = 1/\sqrt L$ it shrinks
 # too, but only by a bounded factor, and less and less: from 0.51 at $L = 1$ to 0.37 at $L = 4$, 0.33 at $L = 16$
 # and 0.31 at $L = 256$: a factor of 1.6 in all, close to the $\Theta(x, x)$ ratio $8.13/5$. Only as
 # $L \to \infty$, where the kernel tends to a limit, does the bound stop depending on depth.
@@ -232,7 +240,8 @@ for name, values in rates.items():
 #
 # </details>
 #
-# 2. Why does $\alpha = 1/\sqrt L$ level off at $3e\,q_0$, and $\alpha = 1/L$ at $2q_0$?
+# 2. The dashed and dotted lines lie at $3e$ and $2$. Derive both limits from the closed form: which factor of
+#    it gives the $e$, and which layers of the network give the 2?
 #
 # <details><summary>Answer</summary>
 #
@@ -309,14 +318,37 @@ nh.check_close("α = 1: the second term at L = 256 (0.019)", per_block[-1] - mat
 nh.check_close("α = 1/√L: Θ(x, x)/q₀ at L = 256 (8.128)", diagonal["α = 1/√L"][-1] / q0, 8.128, atol=5e-4)
 nh.check_close("α = 1: 2n/λ_max at L = 4 / at L = 16 (about 1.1·10⁴)", rates["α = 1"][1] / rates["α = 1"][2],
                1.1e4, rtol=0.05)
+for name, quoted in (("α = 1", (3.1, 3.4, 3.6, 2.9)), ("α = 1/√L", (3.14, 3.13, 3.14, 3.15))):
+    kappa = [2 * len(inputs) / (rate * course.closed_form_ntk(L, scalings[name](L), 2.0))
+             for L, rate in zip(lr_depths, rates[name])]            # λ_max / Θ(x, x); the inputs have q₀ = 2
+    nh.check_close("λ_max / Θ(x, x), L = 1, 4, 16, 256, α = 1 (3.1, 3.4, 3.6, 2.9) and 1/√L (3.13–3.15)",
+                   kappa, quoted, atol=0.05 if name == "α = 1" else 0.006)
 nh.check_close("α = 1: Θ(x, x) at L = 16 / at L = 4 (2¹²·10/4 = 10 240)",
                course.closed_form_ntk(16, 1.0, q0) / course.closed_form_ntk(4, 1.0, q0), 10240, rtol=1e-12)
-# erf with α = 1: log Θ grows like √L, not like L (Σ grows by at most σ_w² = 2 per block)
+
+# %% [markdown]
+# **erf grows more slowly.** With erf, $\alpha = 1$ and $\sigma_w^2 = 2$, the growth is slower than exponential.
+# Since $\operatorname{erf}^2 \le 1$, each block adds at most 2 to $\Sigma$, and close to 2 once the
+# pre-activations are large, so $\Sigma^{(l)} \approx 2l$. Each block multiplies the $\Theta$ carried from below by
+# $1 + 2\,\mathbb E[\operatorname{erf}'(u)^2]$, and
+# $\mathbb E[\operatorname{erf}'(u)^2] = \frac4\pi\mathbb E[e^{-2u^2}] = \frac{4/\pi}{\sqrt{1 + 4\Sigma}}$ falls
+# like $1/\sqrt l$. Added up, $\log\Theta \approx \sum_l \frac{8/\pi}{\sqrt{8l}} \approx \frac{16}{\pi\sqrt8}\sqrt L
+# = 1.80\sqrt L$ for large $L$: growth like $e^{c\sqrt L}$. The next cell measures $\log(\Theta/q_0)/\sqrt L$.
+
+# %%
 erf_growth = {L: math.log(float(nh.resnet(L, "erf", alpha=1.0).kernel(x).ntk[0, 0]) / q0)
               for L in (25, 100, 400)}
-for L, value in erf_growth.items():
-    nh.check_between("erf, α = 1: log(Θ/q₀)/√L at L = 25, 100, 400 (about constant: 1.5 … 1.8)",
-                     value / math.sqrt(L), 1.5, 1.8)
+print(nh._("erf, α = 1: log(Θ(x, x)/q₀)/√L at L = 25, 100, 400: {values} (limit 16/(π√8) = 1.80)").format(
+    values=", ".join(f"{value / math.sqrt(L):.2f}" for L, value in erf_growth.items())))
+
+# %% tags=["check"]
+erf_ratio = [value / math.sqrt(L) for L, value in erf_growth.items()]
+nh.check_close("erf, α = 1: log(Θ/q₀)/√L at L = 25, 100, 400 (1.58, 1.69, 1.74)", erf_ratio,
+               [1.58, 1.69, 1.74], atol=0.006)
+nh.check_that("erf, α = 1: log(Θ/q₀)/√L rises towards 16/(π√8), from below",
+              erf_ratio[0] < erf_ratio[1] < erf_ratio[2] < 16 / (math.pi * math.sqrt(8)),
+              measured=str(np.round(erf_ratio, 3)), expected="rising, below 1.80")
+nh.check_close("16/(π√8) (1.80)", 16 / (math.pi * math.sqrt(8)), 1.80, atol=0.005)
 nh.check_close("erf, α = 1: log(Θ/q₀)/L, L = 400 / L = 25 (0.276; a √L law gives 0.25)",
                (erf_growth[400] / 400) / (erf_growth[25] / 25), 0.276, atol=0.005)
 
@@ -327,8 +359,8 @@ nh.check_close("erf, α = 1: log(Θ/q₀)/L, L = 400 / L = 25 (0.276; a √L law
 # correlation decays with depth, and for every pair of non-parallel inputs it tends to one and the same value,
 # whatever their angle ($1/4$ for the ReLU MLP, lesson 02). We say the network **forgets the angle**: its kernel
 # no longer tells near inputs from far ones (kernel collapse). The figure compares the three
-# scalings with a ReLU MLP of the same depth: $L$ hidden layers, as `nh.mlp(L, "relu")` builds it, against $L$
-# residual blocks. A faint line adds an MLP of half that depth, $L/2$ hidden layers (question 1 below says why).
+# scalings with a ReLU MLP of the same depth, counted in hidden layers: `nh.mlp(L, "relu")` has $L$ hidden layers
+# ($L + 1$ weight matrices), the ResNet $L$ blocks ($L + 2$ weight matrices: input layer, blocks, readout). A faint line adds an MLP of half that depth, $L/2$ hidden layers (question 1 below says why).
 
 # %%
 mlp_correlation = [float(k[0, 1] / k[0, 0]) for k in (nh.mlp(L, "relu").kernel(x).ntk for L in depths)]
@@ -437,10 +469,18 @@ nh.check_close("α = 1/L: correlation at L = 256 (cos 17°)", correlation["α = 
 # bounded ($\to e^c$) for $\alpha = 1/\sqrt L$, growing like $(1 + c)^L$ for $\alpha = 1$.
 
 # %% [markdown]
-# **What the first-order formula keeps.** Expand the product into a sum over subsets of blocks. Terms with
-# different subsets are uncorrelated (in the wide limit; for example $\alpha J_1 v$ and $\alpha^2 J_2 J_1 v$: their
-# product is linear in the fresh $W^{(2)}$ and averages to zero): a block in one subset but not the other puts its fresh,
-# zero-mean $W^{(l)}$ into only one of the two terms, so their product averages to zero over $W^{(l)}$. The
+# **What the first-order formula keeps: two blocks.** With $L = 2$,
+# $(I + \alpha J_2)(I + \alpha J_1)v = v + \alpha J_1 v + \alpha J_2 v + \alpha^2 J_2 J_1 v$: one term for each
+# subset of the blocks, $\{\}$, $\{1\}$, $\{2\}$, $\{1, 2\}$. Their mean squares are about $1$, $\alpha^2 c$,
+# $\alpha^2 c$ and $\alpha^4 c^2$, and they simply add (the cross terms average to zero, next paragraph):
+# $1 + 2\alpha^2 c + \alpha^4 c^2 = (1 + \alpha^2 c)^2$. The first-order formula $I + \alpha(J_1 + J_2)$ keeps
+# the first three terms, $1 + 2\alpha^2 c$, and misses the last one, $\alpha^4 c^2$.
+
+# %% [markdown]
+# **Any number of blocks.** The product is a sum over subsets of blocks. Terms with different subsets are
+# uncorrelated in the wide limit: a block in one subset but not the other puts its fresh, zero-mean $W^{(l)}$ into
+# only one of the two terms, so their product averages to zero over $W^{(l)}$ (for example $\alpha J_1 v$ and
+# $\alpha^2 J_2 J_1 v$: their product is linear in $W^{(2)}$). The
 # $\binom Lk$ terms with $k$ factors each have mean square about $(\alpha^2 c)^k$. They sum to $(1+\alpha^2 c)^L$,
 # of which the first order keeps $1 + L\alpha^2 c$. Everything beyond it has the relative size
 #
@@ -472,13 +512,13 @@ print(nh._("first block of these networks: {fraction:.1%} of the gates open, so 
 fig, (left, right) = plt.subplots(1, 2, figsize=(10.4, 4.0))
 for name, color in zip(scalings, PALETTE):
     law = [(1 + scalings[name](L) ** 2) ** L for L in block_counts]           # (1 + α²c)^L with c = 1
-    for ax in (left, right) if name != "α = 1" else (left,):
+    for ax in (left,) if name == "α = 1" else (right,):
         ax.plot(block_counts, [p.growth for p in measured[name]], "o", color=color,
                 label=nh._("{scaling}: measured").format(scaling=name))
         ax.plot(block_counts, law, "--", color=color,
                 label=nh._("{scaling}: (1 + α²)^L").format(scaling=name))
 left.set_yscale("log")
-left.set_title(nh._("all three follow (1 + α²)^L (log scale)"), fontsize=10)
+left.set_title(nh._("α = 1 follows (1 + α²)^L = 2^L (log scale)"), fontsize=10)
 right.axhline(math.e, color="k", ls=":", lw=1, label=nh._("e (limit of α = 1/√L)"))
 right.set_title(nh._("linear scale: α = 1/√L levels off near e, α = 1/L near 1"), fontsize=10)
 for ax in (left, right):
@@ -500,8 +540,8 @@ for name, color in zip(scalings, PALETTE):
               label=nh._("{scaling}: predicted r").format(scaling=name))
 nh.plotting.width_ticks(ax, block_counts)
 ax.set_xlabel(nh._("number of residual blocks L"))
-ax.set_ylabel(nh._("‖(∏(I+αJ) − (I+α∑J))V‖_F / ‖∏(I+αJ)V‖_F, 32 directions"))
-ax.set_title(nh._("Of these scalings only α = 1/L is first-order; at α = 1/√L the first-order error is 0.5"))
+ax.set_ylabel(nh._("part beyond first order"))
+ax.set_title(nh._("Of these scalings only α = 1/L becomes first-order as L grows"))
 ax.legend(ncol=2, fontsize="small")
 plt.show()
 
@@ -514,8 +554,8 @@ plt.show()
 # factor of 3 of $2^L$ in this network) and the first order keeps almost none of it.
 
 # %% [markdown]
-# 1. **Explain.** Why does the $\alpha = 1/\sqrt L$ curve level off near 0.5, instead of falling like
-#    $\alpha = 1/L$ or rising to 1 like $\alpha = 1$?
+# 1. **Explain.** From the formula for $r$: where does the $\alpha = 1/\sqrt L$ curve level off as $L \to \infty$,
+#    and why does it neither fall like $\alpha = 1/L$ nor rise to 1 like $\alpha = 1$?
 #
 # <details><summary>Answer</summary>
 #
@@ -600,8 +640,9 @@ nh.check_close("small-Lα²c rule at Lα²c = 1/4 (0.177)", 1 / (4 * math.sqrt(2
 # $\partial f/\partial W^{(l)}_{ij} = \frac{\alpha\sigma_w}{\sqrt m}\,\delta_i\,\phi(x^{(l-1)})_j$, with
 # $\delta = \partial f/\partial x^{(l)}$ the backward signal. Its square sums to
 # $\alpha^2\sigma_w^2\,\|\delta\|^2\,\|\phi(x^{(l-1)})\|^2/m$: the prefactor $\alpha^2\sigma_w^2 = 2\gamma$ times a forward factor
-# $\Sigma^{(l-1)}/2 = q_0(1+\gamma)^{l-1}/2$ times a backward factor $\|\delta\|^2 = (1+\gamma)^{L-l}$ (the mean
-# square of the product of Jacobians above block $l$, from the previous section). For ReLU without bias this
+# $\Sigma^{(l-1)}/2 = q_0(1+\gamma)^{l-1}/2$ times a backward factor $\|\delta\|^2 = (1+\gamma)^{L-l}$: at the top,
+# $\delta = \partial f/\partial x^{(L)} = w/\sqrt m$ has $\|\delta\|^2 = \|w\|^2/m \to 1$, and each block above $l$
+# multiplies it by $1 + \gamma$ (the mean square of the product of Jacobians, previous section). For ReLU without bias this
 # gives every block $\gamma\,q_0(1+\gamma)^{L-1}$: each block carries the share
 #
 # $$\frac{\gamma/(1+\gamma)}{2 + L\gamma/(1+\gamma)}$$
@@ -684,7 +725,7 @@ plt.show()
 # </details>
 #
 # 2. **Predict, then try.** The next cell prints, for $\alpha = 1/\sqrt L$ at $L = 4$ and $16$, the share of all
-#    blocks and of the first and the last block, as means of 8 finite networks. You will set
+#    blocks and of the first and the last block, as means of 8 finite networks, and their scatter. You will set
 #    `alpha_of = lambda L: 1.0` and re-run it. Before you do, use the share formula above with $\gamma = 1$:
 #    (a) at $L = 16$, what will all blocks together carry, and each single block? As $L$ grows, where does each
 #    block's share go? (b) Eight finite networks give block 1 and block 16 mean shares that differ a little.
@@ -698,11 +739,12 @@ plt.show()
 # at $L = 16$. As $L$ grows the blocks take almost all of a $\Theta$ that grows like $2^L(2 + L/2)$, and each
 # block's share tends to $1/L$: it is no longer of order $\gamma$.
 #
-# (b) You need the scatter. The two mean shares come out as 0.055 for block 1 and 0.050 for block 16. The total
-# of all blocks scatters by only 3 % from network to network, but a single block's share by 20 %: one network's
-# share of one block ranges from about 0.03 to 0.08, so each mean of 8 is uncertain by about $\pm 0.005$ (one
-# standard error). The difference is below two of its own standard errors: these 8 networks cannot tell the two
-# blocks apart, nor show a finite-width difference between them of that size.
+# (b) You need the scatter, which the cell prints. The two mean shares come out as 0.055 for block 1 and 0.050
+# for block 16. The total of all blocks scatters by only 3 % from network to network, a single block's share by
+# 20 % on average over the 16 blocks, and blocks 1 and 16 by 24 % and 30 %: one network's share of either ranges
+# from about 0.03 to 0.08, and each mean of 8 is uncertain by about $\pm 0.005$ (one standard error). The
+# difference of the two, $0.005 \pm 0.009$ (from the 8 paired differences), is well below two of its standard
+# errors: these 8 networks cannot tell the two blocks apart.
 #
 # </details>
 
@@ -718,6 +760,14 @@ for L in (4, 16):
     print(nh._("    block 1 carries {first:.3f}, block {depth} {last:.3f} (closed form {closed:.3f} each)")
           .format(first=np.mean([r.blocks[0] for r in runs]), depth=L,
                   last=np.mean([r.blocks[-1] for r in runs]), closed=course.ntk_shares(L, alpha_of(L)).block))
+    ends = np.array([[r.blocks[0], r.blocks[-1]] for r in runs])
+    spread, gap = ends.std(axis=0, ddof=1), ends[:, 0] - ends[:, 1]
+    print(nh._("    scatter over the 8 networks: block 1 {s1:.0%}, block {depth} {s2:.0%}; "
+               "standard errors of the means ±{e1:.4f}, ±{e2:.4f}; "
+               "block 1 − block {depth} = {gap:+.4f} ± {egap:.4f}").format(
+        s1=spread[0] / ends[:, 0].mean(), s2=spread[1] / ends[:, 1].mean(), depth=L,
+        e1=spread[0] / math.sqrt(8), e2=spread[1] / math.sqrt(8), gap=gap.mean(),
+        egap=gap.std(ddof=1) / math.sqrt(8)))
 
 # %% tags=["check"]
 # one network's block total scatters by 8 % at width 256 (α = 1/√L, L = 16), the mean of 8 by about 3 %;
@@ -734,9 +784,8 @@ nh.check_close("log-log slope of one block's share against L", slope, closed_slo
 # one block of one network is 9 % off the closed form on average (α = 1/√L, L = 16), the mean of 8 networks
 # 2.4 % (5.3 % at most): 10 % per block leaves room for 16 blocks
 per_block = np.mean([s.blocks for s in shares[16]], axis=0) / closed[16].block
-for ratio in per_block:
-    nh.check_close("α = 1/√L, L = 16: each block's share / the closed form, mean of 8 networks", ratio, 1.0,
-                   rtol=0.1)
+nh.check_close("α = 1/√L, L = 16: each of the 16 blocks' shares / the closed form, mean of 8 networks",
+               per_block, np.ones(16), rtol=0.1)
 nh.check_close("α = 1/√L, L = 16: input layer + blocks, mean of 8 networks", top[1],
                closed[16].input + closed[16].blocks, rtol=0.1)
 limit = course.ntk_shares(10 ** 6, 1e-3)                     # α = 1/√L at L = 10⁶
@@ -749,14 +798,6 @@ for part in (limit.input, limit.blocks, limit.readout):
 relu_parts = course.recursion_shares(16, 16 ** -0.5, "relu").blocks
 nh.check_close("ReLU, α = 1/√L, L = 16: block 1's share / block 16's, the recursion (1)",
                relu_parts[0] / relu_parts[-1], 1.0, rtol=1e-12)
-erf_parts = course.recursion_shares(16, 16 ** -0.5, "erf").blocks
-forward, backward = course.block_factors(16, 16 ** -0.5, "erf")
-nh.check_close("erf, L = 16: forward factor of block 16 / block 1's (1.12)", forward[-1] / forward[0], 1.12,
-               atol=0.005)
-nh.check_close("erf, L = 16: backward factor of block 1 / block 16's (2.00)", backward[0] / backward[-1],
-               2.00, atol=0.005)
-nh.check_close("erf, α = 1/√L, L = 16: block 1's share / block 16's, the recursion (1.78)",
-               erf_parts[0] / erf_parts[-1], 1.78, atol=0.005)
 nh.check_close("erf: the recursion's Θ(x, x) is the engine's", course.recursion_shares(16, 0.25, "erf").total,
                float(nh.resnet(16, "erf", alpha=0.25).kernel(inputs[:1]).ntk[0, 0]), rtol=1e-10)
 # a block's share: of order γ while Lγ is bounded, about 1/L when Lγ grows
@@ -791,7 +832,16 @@ nh.check_close("α = 1, L = 16: block 16's share, mean of 8 networks (0.050)", e
 for standard_error in ends_at_one.std(axis=0, ddof=1) / math.sqrt(8):
     nh.check_close("α = 1, L = 16: standard error of block 1's and block 16's mean share (± 0.005)",
                    standard_error, 0.005, atol=0.0007)
+relative_ends = ends_at_one.std(axis=0, ddof=1) / ends_at_one.mean(axis=0)
+nh.check_close("α = 1, L = 16: relative scatter of block 1's share over 8 networks (24 %)", relative_ends[0],
+               0.24, atol=0.005)
+nh.check_close("α = 1, L = 16: relative scatter of block 16's share over 8 networks (30 %)", relative_ends[1],
+               0.30, atol=0.005)
 difference = ends_at_one[:, 0] - ends_at_one[:, 1]
+nh.check_close("α = 1, L = 16: block 1 − block 16, mean of 8 networks (0.005)", difference.mean(), 0.005,
+               atol=0.0005)
+nh.check_close("α = 1, L = 16: standard error of that difference (0.009)",
+               difference.std(ddof=1) / math.sqrt(8), 0.009, atol=0.0005)
 nh.check_between("α = 1, L = 16: (block 1 − block 16) / its standard error: below 2, no clear difference",
                  abs(difference.mean()) / (difference.std(ddof=1) / math.sqrt(8)), 0.0, 2.0)
 nh.check_that("α = 1, L = 16: one network's share of block 1 or 16 (about 0.03 to 0.08)",
@@ -807,8 +857,8 @@ nh.check_close("α = 1, L = 1: the single block's share (0.2)", course.ntk_share
 #
 # The recursion is an infinite-width statement. We compare it with the empirical NTKs of 8 networks of width
 # 1024 with 4 blocks, on the 8 inputs above, for each scaling: how far one network is from the analytic NTK
-# (relative Frobenius norm of the difference), and how far the mean of the 8 networks is. The 24 empirical NTKs
-# take about 15 s on a laptop (`course.finite_networks` keeps them, so asking again costs nothing).
+# (relative Frobenius norm of the difference), and how far the mean of the 8 networks is
+# (`course.finite_networks` keeps the 24 empirical NTKs, so asking for them again costs nothing).
 
 # %%
 finite = {name: course.finite_networks(name, width=1024) for name in scalings}     # seeds 0 … 7 each
@@ -822,13 +872,18 @@ for name, run in finite.items():
 # The mean of 8 networks is 1.9–4.9 % off. How much of that is scatter that more networks would average away? If
 # the networks fluctuated independently around the recursion's kernel, the mean of 8 would be off by about one
 # network's root-mean-square error divided by $\sqrt 8$: 4.0 %, 3.0 % and 2.2 % for $\alpha = 1$, $1/\sqrt L$
-# and $1/L$. The measured 4.9 %, 2.7 % and 1.9 % are close to that (within 25 %).
-# So these 8 networks show no bias of the mean, but they could not detect one of a percent or two: 8 seeds leave
-# the average itself uncertain by about that much.
+# and $1/L$. The measured 4.9 %, 2.7 % and 1.9 % are close to that (within 25 %): no sign of a bias.
+#
+# What can they exclude? A bias $b$ of the mean would add in squares to the scatter $s$, giving $\sqrt{b^2 + s^2}$. For
+# $\alpha = 1$ the measured 4.9 % leaves room for $b \approx \sqrt{4.9^2 - 4.0^2} = 2.8\,\%$. For the other
+# two the measured error is below the scatter estimate; a bias of 2 % would have made it 3.6 % and 3.0 %, 1.3
+# and 1.6 times what was measured. So these 8 networks leave room for a bias of up to about 3 % ($\alpha = 1$)
+# or 1–2 % (the other two).
 
 # %% [markdown]
 # 1. **Explain.** On average, one network is furthest from the NTK with $\alpha = 1$ and closest with
-#    $\alpha = 1/L$. What could make a larger branch scale noisier? (Hint: section 4.3.3's shares at $L = 4$.)
+#    $\alpha = 1/L$. What could make a larger branch scale noisier? (Hint: which layers get more of $\Theta(x, x)$ when $\alpha$
+#    grows?)
 #
 # <details><summary>Answer</summary>
 #
@@ -940,6 +995,11 @@ for value, quoted in zip(independent, (0.040, 0.030, 0.022)):
 for mean, expected in zip(means_error, independent):
     nh.check_between("error of the mean of 8 / (RMS of one / √8): within 25 % of 1", mean / expected,
                      0.75, 1.25)
+nh.check_close("α = 1: room for a bias, √(mean error² − (RMS/√8)²) (2.8 %)",
+               math.sqrt(means_error[0] ** 2 - independent[0] ** 2), 0.028, atol=0.0015)
+for mean, expected, quoted in zip(means_error[1:], independent[1:], (1.3, 1.6)):
+    nh.check_close("α = 1/√L, 1/L: with a 2 % bias, the error of the mean / the measured one (1.3, 1.6)",
+                   math.sqrt(0.02 ** 2 + expected ** 2) / mean, quoted, atol=0.05)
 nh.check_that("one network's average error falls from α = 1 to 1/√L to 1/L (L = 4, width 1024)",
               ones_error[0] > ones_error[1] > ones_error[2], measured=str(np.round(ones_error, 3)),
               expected="decreasing")
@@ -1177,6 +1237,14 @@ nh.check_close("question 3: α = 0.1, L = 1000: the closed form agrees", fixed[1
 nh.check_close("question 3: α = 1/√L, L = 1000: Θ(x, x)/q₀ (8.15)",
                course.closed_form_ntk(1000, 1000 ** -0.5), 8.15, atol=0.005)
 nh.check_close("question 3: 1.01¹⁰⁰⁰ (20 959)", 1.01 ** 1000, 20959, atol=0.5)
+erf_parts = course.recursion_shares(16, 16 ** -0.5, "erf").blocks
+forward, backward = course.block_factors(16, 16 ** -0.5, "erf")
+nh.check_close("question 5: erf, L = 16: forward factor of block 16 / block 1's (1.12)",
+               forward[-1] / forward[0], 1.12, atol=0.005)
+nh.check_close("question 5: erf, L = 16: backward factor of block 1 / block 16's (2.00)",
+               backward[0] / backward[-1], 2.00, atol=0.005)
+nh.check_close("question 5: erf, α = 1/√L, L = 16: block 1's share / block 16's, the recursion (1.78)",
+               erf_parts[0] / erf_parts[-1], 1.78, atol=0.005)
 for alpha, quoted in ((1 / 8, 0.670), (1.0, 0.059)):
     frozen = course.ntk_shares(64, alpha)
     nh.check_close("question 6: L = 64, α = 1/√L and 1: input layer + readout share (0.670, 0.059)",
@@ -1196,8 +1264,8 @@ for alpha, quoted in ((1 / 8, 0.670), (1.0, 0.059)):
 # - For ReLU without bias every block carries the same share of $\Theta(x, x)$ (not for erf); while $L\gamma$ stays
 #   bounded that share is of order $\alpha^2$, and all blocks together carry $O(1)$.
 # - Finite residual networks agree with the recursion: the mean of 8 networks of width 1024 and 4 blocks is
-#   1.9–4.9 % off it, about what independent scatter leaves, so 8 networks cannot resolve a bias below a percent
-#   or two.
+#   1.9–4.9 % off it, about what independent scatter leaves: no sign of a bias, but room for one of up to about
+#   3 % ($\alpha = 1$) or 1–2 % (the other two).
 
 # %% [markdown]
 # ## For readers of chapter 4

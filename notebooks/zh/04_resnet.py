@@ -79,7 +79,7 @@ plt.show()
 # $$\Sigma^{(l)} = \Sigma^{(l-1)} + \alpha^2\sigma_w^2\,\mathbb E[\phi\phi] .$$
 
 # %% [markdown]
-# **$\Theta$ 的规则。** $\Theta^{(l)}(x, x')$ 是对输入层和第 $1, \dots, l$ 个块的参数 $p$ 求和，
+# **$\Theta$ 的规则。** $\Theta^{(l)}(x, x')$ 是 $x^{(l)}$ 的一个单元（隐藏单元）的核（输出的核见 4.3.2 节），它是对输入层和第 $1, \dots, l$ 个块的参数 $p$ 求和，
 # 被求和的是乘积
 # $\frac{\partial x^{(l)}_i(x)}{\partial p}\frac{\partial x^{(l)}_i(x')}{\partial p}$（在无限宽极限下它对每个单元
 # $i$ 都一样）。把参数分成两组。
@@ -118,6 +118,10 @@ print(nh.resnet(2, alpha=0.5))      # dense -> 2 x residual(relu, dense) -> dens
 #    $\Sigma^{(L)} = q_0(1+\gamma)^L$：
 #
 # $$\Theta(x,x) = q_0\,(1+\gamma)^L\Bigl(2 + \frac{L\gamma}{1+\gamma}\Bigr).$$
+#
+# 两点记账说明。从这里起，不带上标的 $\Theta$ 指输出 $f$ 的核：隐藏单元的 $\Theta^{(L)}$ 加上读出层的部分 $\Sigma^{(L)}$。
+# 另外，结果都以 $q_0 = \Sigma^{(0)}(x, x) = \sigma_w^2\,x\cdot x/d$ 为单位，而 $q_0$ 本身随 $\sigma_w^2$ 增大：
+# “$\Theta \to 3e\,q_0$”固定的是比值 $\Theta/q_0$。
 #
 # 下面是本软件包对两个相隔 17° 的输入（$\sigma_w^2 = 2$，$q_0 = 2$）计算的递归结果，涵盖三种缩放，最多 256 个块。注意在 $L = 1$ 时三种缩放都有 $\alpha = 1$（$1$、$1/\sqrt 1$ 和 $1/1$）：
 # 下面每条曲线都从同一个网络出发，$\Theta/q_0 = 2^1(2 + 1/2) = 5$。
@@ -167,7 +171,7 @@ ax.axhline(2, color="k", ls=":", lw=1, label=nh._("2 (limit of α = 1/L)"))
 nh.plotting.width_ticks(ax, depths)
 ax.set_xlabel(nh._("number of residual blocks L"))
 ax.set_ylabel("Θ(x, x) / q₀")
-ax.set_title(nh._("α = 1/√L levels off at 3e·q₀, α = 1/L falls to 2·q₀"))
+ax.set_title(nh._("α = 1/√L levels off, α = 1/L falls back: both stay of order q₀"))
 ax.legend()
 plt.show()
 
@@ -196,7 +200,8 @@ for name, values in rates.items():
         scaling=name, values=", ".join(f"{v:.3g}" for v in values)))
 
 # %% [markdown]
-# 取 $\alpha = 1$ 时，可用的学习率按 $1/\Theta \propto 1/\bigl(2^L(2 + L/2)\bigr)$ 缩小，比 $2^{-L}$ 更快：$L = 4$ 时为 0.036，$L = 16$ 时为 $3.4\cdot 10^{-6}$，相差约 $1.1\cdot 10^4$ 倍，接近 $\Theta(x, x)$ 增大的倍数 $2^{12}\cdot 10/4 = 10\,240$。
+# 取 $\alpha = 1$ 时，可用的学习率大致按 $1/\Theta(x, x) \propto 1/\bigl(2^L(2 + L/2)\bigr)$ 缩小，比 $2^{-L}$ 更快：$L = 4$ 时为 0.036，$L = 16$ 时为 $3.4\cdot 10^{-6}$，相差约 $1.1\cdot 10^4$ 倍，接近 $\Theta(x, x)$ 增大的倍数 $2^{12}\cdot 10/4 = 10\,240$。
+# 说“大致”，是因为 $\lambda_{\max}$ 还取决于 8 个输入的核元素之间相关得多强：取 $\alpha = 1$ 时，$L = 1, 4, 16, 256$ 对应的 $\lambda_{\max}/\Theta(x, x)$ 为 3.1、3.4、3.6 和 2.9，取 $\alpha = 1/\sqrt L$ 时为 3.13–3.15。
 # 取 $\alpha = 1/\sqrt L$ 时它也会缩小，但只缩小一个有界的倍数，而且越来越慢：从 $L = 1$ 时的 0.51 到 $L = 4$ 时的 0.37、
 # $L = 16$ 时的 0.33 和 $L = 256$ 时的 0.31：总共缩小 1.6 倍，接近 $\Theta(x, x)$ 之比 $8.13/5$。只有在 $L \to \infty$、
 # 核趋于一个极限时，这个上界才不再依赖于深度。
@@ -222,7 +227,7 @@ for name, values in rates.items():
 #
 # </details>
 #
-# 2. 为什么 $\alpha = 1/\sqrt L$ 趋于平稳在 $3e\,q_0$，而 $\alpha = 1/L$ 趋于 $2q_0$？
+# 2. 虚线和点线分别位于 $3e$ 和 $2$。从闭式推出这两个极限：闭式中哪个因子给出 $e$？网络的哪些层给出 2？
 #
 # <details><summary>答案</summary>
 #
@@ -296,14 +301,36 @@ nh.check_close("α = 1: the second term at L = 256 (0.019)", per_block[-1] - mat
 nh.check_close("α = 1/√L: Θ(x, x)/q₀ at L = 256 (8.128)", diagonal["α = 1/√L"][-1] / q0, 8.128, atol=5e-4)
 nh.check_close("α = 1: 2n/λ_max at L = 4 / at L = 16 (about 1.1·10⁴)", rates["α = 1"][1] / rates["α = 1"][2],
                1.1e4, rtol=0.05)
+for name, quoted in (("α = 1", (3.1, 3.4, 3.6, 2.9)), ("α = 1/√L", (3.14, 3.13, 3.14, 3.15))):
+    kappa = [2 * len(inputs) / (rate * course.closed_form_ntk(L, scalings[name](L), 2.0))
+             for L, rate in zip(lr_depths, rates[name])]            # λ_max / Θ(x, x); the inputs have q₀ = 2
+    nh.check_close("λ_max / Θ(x, x), L = 1, 4, 16, 256, α = 1 (3.1, 3.4, 3.6, 2.9) and 1/√L (3.13–3.15)",
+                   kappa, quoted, atol=0.05 if name == "α = 1" else 0.006)
 nh.check_close("α = 1: Θ(x, x) at L = 16 / at L = 4 (2¹²·10/4 = 10 240)",
                course.closed_form_ntk(16, 1.0, q0) / course.closed_form_ntk(4, 1.0, q0), 10240, rtol=1e-12)
-# erf with α = 1: log Θ grows like √L, not like L (Σ grows by at most σ_w² = 2 per block)
+
+# %% [markdown]
+# **erf 增长得更慢。** 用 erf、$\alpha = 1$、$\sigma_w^2 = 2$ 时，增长比指数慢。
+# 由于 $\operatorname{erf}^2 \le 1$，每个块给 $\Sigma$ 至多加 2，预激活变大后加的量接近 2，所以 $\Sigma^{(l)} \approx 2l$。每个块把从下面带上来的 $\Theta$ 乘以
+# $1 + 2\,\mathbb E[\operatorname{erf}'(u)^2]$，而
+# $\mathbb E[\operatorname{erf}'(u)^2] = \frac4\pi\mathbb E[e^{-2u^2}] = \frac{4/\pi}{\sqrt{1 + 4\Sigma}}$ 按
+# $1/\sqrt l$ 下降。把它们加起来，对大的 $L$ 有 $\log\Theta \approx \sum_l \frac{8/\pi}{\sqrt{8l}} \approx \frac{16}{\pi\sqrt8}\sqrt L
+# = 1.80\sqrt L$：按 $e^{c\sqrt L}$ 增长。下一个单元格测量 $\log(\Theta/q_0)/\sqrt L$。
+
+# %%
 erf_growth = {L: math.log(float(nh.resnet(L, "erf", alpha=1.0).kernel(x).ntk[0, 0]) / q0)
               for L in (25, 100, 400)}
-for L, value in erf_growth.items():
-    nh.check_between("erf, α = 1: log(Θ/q₀)/√L at L = 25, 100, 400 (about constant: 1.5 … 1.8)",
-                     value / math.sqrt(L), 1.5, 1.8)
+print(nh._("erf, α = 1: log(Θ(x, x)/q₀)/√L at L = 25, 100, 400: {values} (limit 16/(π√8) = 1.80)").format(
+    values=", ".join(f"{value / math.sqrt(L):.2f}" for L, value in erf_growth.items())))
+
+# %% tags=["check"]
+erf_ratio = [value / math.sqrt(L) for L, value in erf_growth.items()]
+nh.check_close("erf, α = 1: log(Θ/q₀)/√L at L = 25, 100, 400 (1.58, 1.69, 1.74)", erf_ratio,
+               [1.58, 1.69, 1.74], atol=0.006)
+nh.check_that("erf, α = 1: log(Θ/q₀)/√L rises towards 16/(π√8), from below",
+              erf_ratio[0] < erf_ratio[1] < erf_ratio[2] < 16 / (math.pi * math.sqrt(8)),
+              measured=str(np.round(erf_ratio, 3)), expected="rising, below 1.80")
+nh.check_close("16/(π√8) (1.80)", 16 / (math.pi * math.sqrt(8)), 1.80, atol=0.005)
 nh.check_close("erf, α = 1: log(Θ/q₀)/L, L = 400 / L = 25 (0.276; a √L law gives 0.25)",
                (erf_growth[400] / 400) / (erf_growth[25] / 25), 0.276, atol=0.005)
 
@@ -312,8 +339,8 @@ nh.check_close("erf, α = 1: log(Θ/q₀)/L, L = 400 / L = 25 (0.276; a √L law
 #
 # 除以对角线：考虑两个相隔 17° 的输入的 $\Theta(x, x')/\Theta(x, x)$。在深层 MLP 中，这个相关系数随深度衰减，
 # 而且对任意一对不平行的输入，无论它们的夹角是多少，它都趋于同一个值（对 ReLU MLP 为 $1/4$，第 02 课）。
-# 我们说网络**忘掉了夹角**：它的核不再能区分相近的输入和相距很远的输入（核退化）。下图把三种缩放与同样深度的 ReLU MLP
-# 作比较：$L$ 个隐藏层（即 `nh.mlp(L, "relu")` 构建的网络）对 $L$ 个残差块。一条浅色的线另外画出一半深度的 MLP，
+# 我们说网络**忘掉了夹角**：它的核不再能区分相近的输入和相距很远的输入（核退化）。下图把三种缩放与同样深度（按隐藏层计数）的 ReLU MLP
+# 作比较：`nh.mlp(L, "relu")` 有 $L$ 个隐藏层（$L + 1$ 个权重矩阵），ResNet 有 $L$ 个块（$L + 2$ 个权重矩阵：输入层、各块、读出层）。一条浅色的线另外画出一半深度的 MLP，
 # 即 $L/2$ 个隐藏层（下面第 1 题说明原因）。
 
 # %%
@@ -413,9 +440,16 @@ nh.check_close("α = 1/L: correlation at L = 256 (cos 17°)", correlation["α = 
 # 取 $\alpha = 1/\sqrt L$ 时有界（$\to e^c$），取 $\alpha = 1$ 时按 $(1 + c)^L$ 增长。
 
 # %% [markdown]
-# **一阶公式保留了什么。** 把乘积展开成对块的子集求和。不同子集的项互不相关（在宽极限下；例如 $\alpha J_1 v$ 与 $\alpha^2 J_2 J_1 v$：它们的乘积关于新抽取的 $W^{(2)}$ 是线性的，平均为零）：
-# 一个在某个子集中而不在另一个子集中的块，只把它新抽取的零均值 $W^{(l)}$ 放进两项中的一项，所以两项的乘积对
-# $W^{(l)}$ 平均为零。含 $k$ 个因子的 $\binom Lk$ 项，每一项的均方约为 $(\alpha^2 c)^k$。它们加起来是 $(1+\alpha^2 c)^L$，
+# **一阶公式保留了什么：先看两个块。** 取 $L = 2$，
+# $(I + \alpha J_2)(I + \alpha J_1)v = v + \alpha J_1 v + \alpha J_2 v + \alpha^2 J_2 J_1 v$：块的每个子集
+# $\{\}$、$\{1\}$、$\{2\}$、$\{1, 2\}$ 各对应一项。它们的均方约为 $1$、$\alpha^2 c$、
+# $\alpha^2 c$ 和 $\alpha^4 c^2$，并且直接相加（交叉项平均为零，见下一段）：
+# $1 + 2\alpha^2 c + \alpha^4 c^2 = (1 + \alpha^2 c)^2$。一阶公式 $I + \alpha(J_1 + J_2)$ 保留了前三项
+# $1 + 2\alpha^2 c$，漏掉了最后一项 $\alpha^4 c^2$。
+
+# %% [markdown]
+# **任意多个块。** 乘积是对块的子集的求和。不同子集的项在宽极限下互不相关：一个在某个子集中而不在另一个子集中的块，只把它新抽取的零均值 $W^{(l)}$ 放进两项中的一项，所以两项的乘积对
+# $W^{(l)}$ 平均为零（例如 $\alpha J_1 v$ 与 $\alpha^2 J_2 J_1 v$：它们的乘积关于 $W^{(2)}$ 是线性的）。含 $k$ 个因子的 $\binom Lk$ 项，每一项的均方约为 $(\alpha^2 c)^k$。它们加起来是 $(1+\alpha^2 c)^L$，
 # 其中一阶部分保留了 $1 + L\alpha^2 c$。一阶以外的全部部分的相对大小为
 #
 # $$r = \sqrt{1 - \frac{1 + L\alpha^2 c}{(1+\alpha^2 c)^L}} \;\approx\; \frac{L\alpha^2 c}{\sqrt 2}
@@ -444,13 +478,13 @@ print(nh._("first block of these networks: {fraction:.1%} of the gates open, so 
 fig, (left, right) = plt.subplots(1, 2, figsize=(10.4, 4.0))
 for name, color in zip(scalings, PALETTE):
     law = [(1 + scalings[name](L) ** 2) ** L for L in block_counts]           # (1 + α²c)^L with c = 1
-    for ax in (left, right) if name != "α = 1" else (left,):
+    for ax in (left,) if name == "α = 1" else (right,):
         ax.plot(block_counts, [p.growth for p in measured[name]], "o", color=color,
                 label=nh._("{scaling}: measured").format(scaling=name))
         ax.plot(block_counts, law, "--", color=color,
                 label=nh._("{scaling}: (1 + α²)^L").format(scaling=name))
 left.set_yscale("log")
-left.set_title(nh._("all three follow (1 + α²)^L (log scale)"), fontsize=10)
+left.set_title(nh._("α = 1 follows (1 + α²)^L = 2^L (log scale)"), fontsize=10)
 right.axhline(math.e, color="k", ls=":", lw=1, label=nh._("e (limit of α = 1/√L)"))
 right.set_title(nh._("linear scale: α = 1/√L levels off near e, α = 1/L near 1"), fontsize=10)
 for ax in (left, right):
@@ -472,8 +506,8 @@ for name, color in zip(scalings, PALETTE):
               label=nh._("{scaling}: predicted r").format(scaling=name))
 nh.plotting.width_ticks(ax, block_counts)
 ax.set_xlabel(nh._("number of residual blocks L"))
-ax.set_ylabel(nh._("‖(∏(I+αJ) − (I+α∑J))V‖_F / ‖∏(I+αJ)V‖_F, 32 directions"))
-ax.set_title(nh._("Of these scalings only α = 1/L is first-order; at α = 1/√L the first-order error is 0.5"))
+ax.set_ylabel(nh._("part beyond first order"))
+ax.set_title(nh._("Of these scalings only α = 1/L becomes first-order as L grows"))
 ax.legend(ncol=2, fontsize="small")
 plt.show()
 
@@ -485,8 +519,8 @@ plt.show()
 # 而一阶部分几乎一点也没有保留。
 
 # %% [markdown]
-# 1. **解释一下。** 为什么 $\alpha = 1/\sqrt L$ 的曲线趋于平稳在 0.5 附近，而不是像 $\alpha = 1/L$ 那样下降，
-#    或像 $\alpha = 1$ 那样升到 1？
+# 1. **解释一下。** 由 $r$ 的公式：当 $L \to \infty$ 时 $\alpha = 1/\sqrt L$ 的曲线趋于平稳在哪里？
+#    为什么它既不像 $\alpha = 1/L$ 那样下降，也不像 $\alpha = 1$ 那样升到 1？
 #
 # <details><summary>答案</summary>
 #
@@ -569,8 +603,8 @@ nh.check_close("small-Lα²c rule at Lα²c = 1/4 (0.177)", 1 / (4 * math.sqrt(2
 # $\partial f/\partial W^{(l)}_{ij} = \frac{\alpha\sigma_w}{\sqrt m}\,\delta_i\,\phi(x^{(l-1)})_j$，其中
 # $\delta = \partial f/\partial x^{(l)}$ 是反向信号。它的平方和为
 # $\alpha^2\sigma_w^2\,\|\delta\|^2\,\|\phi(x^{(l-1)})\|^2/m$：前置因子 $\alpha^2\sigma_w^2 = 2\gamma$ 乘以前向因子
-# $\Sigma^{(l-1)}/2 = q_0(1+\gamma)^{l-1}/2$ 乘以反向因子 $\|\delta\|^2 = (1+\gamma)^{L-l}$
-# （即第 $l$ 个块以上各雅可比矩阵乘积的均方，见上一节）。对无偏置的 ReLU，这给每个块都带来
+# $\Sigma^{(l-1)}/2 = q_0(1+\gamma)^{l-1}/2$ 乘以反向因子 $\|\delta\|^2 = (1+\gamma)^{L-l}$：在顶端，
+# $\delta = \partial f/\partial x^{(L)} = w/\sqrt m$，$\|\delta\|^2 = \|w\|^2/m \to 1$，而第 $l$ 个块以上的每个块都把它乘以 $1 + \gamma$（雅可比矩阵乘积的均方，见上一节）。对无偏置的 ReLU，这给每个块都带来
 # $\gamma\,q_0(1+\gamma)^{L-1}$：每个块在 $\Theta(x, x)$ 中所占的份额为
 #
 # $$\frac{\gamma/(1+\gamma)}{2 + L\gamma/(1+\gamma)}$$
@@ -648,7 +682,7 @@ plt.show()
 # </details>
 #
 # 2. **先预测，再动手试。** 下一个单元格打印 $\alpha = 1/\sqrt L$ 时 $L = 4$ 和 $16$ 的全部块的份额，以及第一个块和最后一个块的份额，
-#    都是 8 个有限宽网络的平均值。你将设 `alpha_of = lambda L: 1.0` 并重新运行它。在此之前，先用上面的份额公式（取 $\gamma = 1$）：
+#    都是 8 个有限宽网络的平均值，并给出它们的波动。你将设 `alpha_of = lambda L: 1.0` 并重新运行它。在此之前，先用上面的份额公式（取 $\gamma = 1$）：
 #    (a) 在 $L = 16$ 时，全部块合起来会占多少？每个单独的块又占多少？随着 $L$ 增大，每个块的份额趋向哪里？
 #    (b) 8 个有限宽网络给出的第 1 个块和第 16 个块的平均份额略有不同。这个差异是这 8 个网络能看到的有限宽度效应，还是波动？
 #    要判断这一点，你需要知道什么？
@@ -660,9 +694,10 @@ plt.show()
 # 随着 $L$ 增大，这些块占去了一个按 $2^L(2 + L/2)$ 增长的 $\Theta$ 的几乎全部，每个块的份额趋于 $1/L$：
 # 它不再是 $\gamma$ 的量级。
 #
-# (b) 你需要知道波动有多大。两个平均份额分别是：第 1 个块 0.055，第 16 个块 0.050。全部块的总份额在网络之间的波动只有 3 %，
-# 单个块的份额则有 20 %：单个网络中一个块的份额约在 0.03 到 0.08 之间，所以 8 个网络的每个平均值的不确定度约为
-# $\pm 0.005$（一个标准误）。这个差异不到它自身标准误的两倍：这 8 个网络既分不出这两个块，也显示不出它们之间这么大的有限宽度差异。
+# (b) 你需要知道波动有多大，单元格会打印它。两个平均份额分别是：第 1 个块 0.055，第 16 个块 0.050。全部块的总份额在网络之间的波动只有 3 %，
+# 单个块的份额按 16 个块平均有 20 %，第 1 个块和第 16 个块分别为 24 % 和 30 %：单个网络中这两个块的份额约在 0.03 到 0.08 之间，
+# 8 个网络的每个平均值的不确定度约为 $\pm 0.005$（一个标准误）。两者之差为 $0.005 \pm 0.009$（由 8 个成对的差得出），
+# 远不到它的标准误的两倍：这 8 个网络分不出这两个块。
 #
 # </details>
 
@@ -678,6 +713,14 @@ for L in (4, 16):
     print(nh._("    block 1 carries {first:.3f}, block {depth} {last:.3f} (closed form {closed:.3f} each)")
           .format(first=np.mean([r.blocks[0] for r in runs]), depth=L,
                   last=np.mean([r.blocks[-1] for r in runs]), closed=course.ntk_shares(L, alpha_of(L)).block))
+    ends = np.array([[r.blocks[0], r.blocks[-1]] for r in runs])
+    spread, gap = ends.std(axis=0, ddof=1), ends[:, 0] - ends[:, 1]
+    print(nh._("    scatter over the 8 networks: block 1 {s1:.0%}, block {depth} {s2:.0%}; "
+               "standard errors of the means ±{e1:.4f}, ±{e2:.4f}; "
+               "block 1 − block {depth} = {gap:+.4f} ± {egap:.4f}").format(
+        s1=spread[0] / ends[:, 0].mean(), s2=spread[1] / ends[:, 1].mean(), depth=L,
+        e1=spread[0] / math.sqrt(8), e2=spread[1] / math.sqrt(8), gap=gap.mean(),
+        egap=gap.std(ddof=1) / math.sqrt(8)))
 
 # %% tags=["check"]
 # one network's block total scatters by 8 % at width 256 (α = 1/√L, L = 16), the mean of 8 by about 3 %;
@@ -694,9 +737,8 @@ nh.check_close("log-log slope of one block's share against L", slope, closed_slo
 # one block of one network is 9 % off the closed form on average (α = 1/√L, L = 16), the mean of 8 networks
 # 2.4 % (5.3 % at most): 10 % per block leaves room for 16 blocks
 per_block = np.mean([s.blocks for s in shares[16]], axis=0) / closed[16].block
-for ratio in per_block:
-    nh.check_close("α = 1/√L, L = 16: each block's share / the closed form, mean of 8 networks", ratio, 1.0,
-                   rtol=0.1)
+nh.check_close("α = 1/√L, L = 16: each of the 16 blocks' shares / the closed form, mean of 8 networks",
+               per_block, np.ones(16), rtol=0.1)
 nh.check_close("α = 1/√L, L = 16: input layer + blocks, mean of 8 networks", top[1],
                closed[16].input + closed[16].blocks, rtol=0.1)
 limit = course.ntk_shares(10 ** 6, 1e-3)                     # α = 1/√L at L = 10⁶
@@ -709,14 +751,6 @@ for part in (limit.input, limit.blocks, limit.readout):
 relu_parts = course.recursion_shares(16, 16 ** -0.5, "relu").blocks
 nh.check_close("ReLU, α = 1/√L, L = 16: block 1's share / block 16's, the recursion (1)",
                relu_parts[0] / relu_parts[-1], 1.0, rtol=1e-12)
-erf_parts = course.recursion_shares(16, 16 ** -0.5, "erf").blocks
-forward, backward = course.block_factors(16, 16 ** -0.5, "erf")
-nh.check_close("erf, L = 16: forward factor of block 16 / block 1's (1.12)", forward[-1] / forward[0], 1.12,
-               atol=0.005)
-nh.check_close("erf, L = 16: backward factor of block 1 / block 16's (2.00)", backward[0] / backward[-1],
-               2.00, atol=0.005)
-nh.check_close("erf, α = 1/√L, L = 16: block 1's share / block 16's, the recursion (1.78)",
-               erf_parts[0] / erf_parts[-1], 1.78, atol=0.005)
 nh.check_close("erf: the recursion's Θ(x, x) is the engine's", course.recursion_shares(16, 0.25, "erf").total,
                float(nh.resnet(16, "erf", alpha=0.25).kernel(inputs[:1]).ntk[0, 0]), rtol=1e-10)
 # a block's share: of order γ while Lγ is bounded, about 1/L when Lγ grows
@@ -751,7 +785,16 @@ nh.check_close("α = 1, L = 16: block 16's share, mean of 8 networks (0.050)", e
 for standard_error in ends_at_one.std(axis=0, ddof=1) / math.sqrt(8):
     nh.check_close("α = 1, L = 16: standard error of block 1's and block 16's mean share (± 0.005)",
                    standard_error, 0.005, atol=0.0007)
+relative_ends = ends_at_one.std(axis=0, ddof=1) / ends_at_one.mean(axis=0)
+nh.check_close("α = 1, L = 16: relative scatter of block 1's share over 8 networks (24 %)", relative_ends[0],
+               0.24, atol=0.005)
+nh.check_close("α = 1, L = 16: relative scatter of block 16's share over 8 networks (30 %)", relative_ends[1],
+               0.30, atol=0.005)
 difference = ends_at_one[:, 0] - ends_at_one[:, 1]
+nh.check_close("α = 1, L = 16: block 1 − block 16, mean of 8 networks (0.005)", difference.mean(), 0.005,
+               atol=0.0005)
+nh.check_close("α = 1, L = 16: standard error of that difference (0.009)",
+               difference.std(ddof=1) / math.sqrt(8), 0.009, atol=0.0005)
 nh.check_between("α = 1, L = 16: (block 1 − block 16) / its standard error: below 2, no clear difference",
                  abs(difference.mean()) / (difference.std(ddof=1) / math.sqrt(8)), 0.0, 2.0)
 nh.check_that("α = 1, L = 16: one network's share of block 1 or 16 (about 0.03 to 0.08)",
@@ -766,8 +809,8 @@ nh.check_close("α = 1, L = 1: the single block's share (0.2)", course.ntk_share
 # ### 有限宽网络与之一致
 #
 # 递归是关于无限宽极限的结论。对每种缩放，我们取 8 个宽度为 1024、含 4 个块的网络，在上面的 8 个输入上计算它们的经验 NTK，
-# 并与递归比较：单个网络离解析 NTK 有多远（差的相对 Frobenius 范数），以及 8 个网络的平均值离它有多远。
-# 这 24 个经验 NTK 在笔记本电脑上大约需要 15 s（`course.finite_networks` 会保存结果，再次调用不再花时间）。
+# 并与递归比较：单个网络离解析 NTK 有多远（差的相对 Frobenius 范数），以及 8 个网络的平均值离它有多远
+# （`course.finite_networks` 会保存这 24 个经验 NTK，再次调用不再花时间）。
 
 # %%
 finite = {name: course.finite_networks(name, width=1024) for name in scalings}     # seeds 0 … 7 each
@@ -780,12 +823,15 @@ for name, run in finite.items():
 # %% [markdown]
 # 8 个网络的平均值相差 1.9–4.9 %。其中有多少是更多网络就能平均掉的波动？如果这些网络围绕递归的核独立地波动，
 # 8 个网络的平均值的误差应约为单个网络的均方根误差除以 $\sqrt 8$：对 $\alpha = 1$、$1/\sqrt L$ 和 $1/L$ 分别为
-# 4.0 %、3.0 % 和 2.2 %。测得的 4.9 %、2.7 % 和 1.9 % 与之接近（相差不到 25 %）。所以这 8 个网络显示不出平均值的偏差，
-# 但也无法检测出一两个百分点的偏差：8 个种子使平均值本身也有大约这么大的不确定度。
+# 4.0 %、3.0 % 和 2.2 %。测得的 4.9 %、2.7 % 和 1.9 % 与之接近（相差不到 25 %）：看不出偏差的迹象。
+#
+# 它们能排除什么？平均值的偏差 $b$ 会与波动 $s$ 按平方相加，得到 $\sqrt{b^2 + s^2}$。对 $\alpha = 1$，测得的 4.9 % 留下了
+# $b \approx \sqrt{4.9^2 - 4.0^2} = 2.8\,\%$ 的余地。对另外两种缩放，测得的误差已低于波动的估计；若有 2 % 的偏差，误差会是
+# 3.6 % 和 3.0 %，为实测值的 1.3 倍和 1.6 倍。所以这 8 个网络给偏差留下的余地约为至多 3 %（$\alpha = 1$）或 1–2 %（另外两种）。
 
 # %% [markdown]
 # 1. **解释一下。** 平均而言，单个网络在 $\alpha = 1$ 时离 NTK 最远，在 $\alpha = 1/L$ 时最近。
-#    是什么让更大的分支缩放因子带来更大的噪声？（提示：4.3.3 节中 $L = 4$ 时的份额。）
+#    是什么让更大的分支缩放因子带来更大的噪声？（提示：$\alpha$ 增大时，哪些层在 $\Theta(x, x)$ 中占得更多？）
 #
 # <details><summary>答案</summary>
 #
@@ -889,6 +935,11 @@ for value, quoted in zip(independent, (0.040, 0.030, 0.022)):
 for mean, expected in zip(means_error, independent):
     nh.check_between("error of the mean of 8 / (RMS of one / √8): within 25 % of 1", mean / expected,
                      0.75, 1.25)
+nh.check_close("α = 1: room for a bias, √(mean error² − (RMS/√8)²) (2.8 %)",
+               math.sqrt(means_error[0] ** 2 - independent[0] ** 2), 0.028, atol=0.0015)
+for mean, expected, quoted in zip(means_error[1:], independent[1:], (1.3, 1.6)):
+    nh.check_close("α = 1/√L, 1/L: with a 2 % bias, the error of the mean / the measured one (1.3, 1.6)",
+                   math.sqrt(0.02 ** 2 + expected ** 2) / mean, quoted, atol=0.05)
 nh.check_that("one network's average error falls from α = 1 to 1/√L to 1/L (L = 4, width 1024)",
               ones_error[0] > ones_error[1] > ones_error[2], measured=str(np.round(ones_error, 3)),
               expected="decreasing")
@@ -1105,6 +1156,14 @@ nh.check_close("question 3: α = 0.1, L = 1000: the closed form agrees", fixed[1
 nh.check_close("question 3: α = 1/√L, L = 1000: Θ(x, x)/q₀ (8.15)",
                course.closed_form_ntk(1000, 1000 ** -0.5), 8.15, atol=0.005)
 nh.check_close("question 3: 1.01¹⁰⁰⁰ (20 959)", 1.01 ** 1000, 20959, atol=0.5)
+erf_parts = course.recursion_shares(16, 16 ** -0.5, "erf").blocks
+forward, backward = course.block_factors(16, 16 ** -0.5, "erf")
+nh.check_close("question 5: erf, L = 16: forward factor of block 16 / block 1's (1.12)",
+               forward[-1] / forward[0], 1.12, atol=0.005)
+nh.check_close("question 5: erf, L = 16: backward factor of block 1 / block 16's (2.00)",
+               backward[0] / backward[-1], 2.00, atol=0.005)
+nh.check_close("question 5: erf, α = 1/√L, L = 16: block 1's share / block 16's, the recursion (1.78)",
+               erf_parts[0] / erf_parts[-1], 1.78, atol=0.005)
 for alpha, quoted in ((1 / 8, 0.670), (1.0, 0.059)):
     frozen = course.ntk_shares(64, alpha)
     nh.check_close("question 6: L = 64, α = 1/√L and 1: input layer + readout share (0.670, 0.059)",
@@ -1123,7 +1182,7 @@ for alpha, quoted in ((1 / 8, 0.670), (1.0, 0.059)):
 # - 对无偏置的 ReLU，每个块在 $\Theta(x, x)$ 中的份额都相同（erf 则不然）；只要 $L\gamma$ 保持有界，这个份额就是
 #   $\alpha^2$ 的量级，全部块合起来是 $O(1)$。
 # - 有限宽残差网络与递归吻合：8 个宽度为 1024、含 4 个块的网络的平均值与它相差 1.9–4.9 %，大约正是独立波动留下的误差，
-#   所以 8 个网络分辨不出一两个百分点以下的偏差。
+#   看不出偏差的迹象，但留有至多约 3 %（$\alpha = 1$）或 1–2 %（另外两种）的偏差余地。
 
 # %% [markdown]
 # ## 写给教材第 4 章的读者
