@@ -83,8 +83,8 @@ plt.show()
 # $\Sigma^{(0)}_{p+a,p'+a}(x,x')$, where $\Sigma^{(0)}_{p,p'}(x,x') = \frac1C\sum_c x_{c,p}\,x'_{c,p'}$. The input
 # has no parameters, $\Theta^{(0)} = 0$, so the first layer's NTK is its NNGP: $\Theta^{(1)} = \Sigma^{(1)}$.
 # These are theorems: Novak et al. (2019) and Garriga-Alonso et al. (2019) for the NNGP of CNNs with many
-# channels, Arora et al. (2019) for the convolutional NTK, Yang (2019) for any architecture built from such
-# layers.
+# channels; Arora et al. (2019) derive the convolutional NTK; Yang (2019) proves the NNGP limit and Yang
+# (2020, Tensor Programs II) the NTK convergence for any architecture built from such layers.
 #
 # **An experiment.** Two signals of 16 pixels (images of height 1): $x$ is a single spike at pixel 3, $x'$ a
 # spike at pixel 9, so $\Sigma^{(0)}$ is one dot at $(3, 9)$. Below, the pixel-pair kernel after one
@@ -316,7 +316,7 @@ nh.check_that("flatten sees the pair exactly when the spikes are at most 4 pixel
 # over weights only $p = p'$ survives: its recursion *is* this diagonal recursion. With flatten, a CNN and
 # the locally connected network therefore have the same infinite-width NNGP (Novak et al. 2019), and the same
 # NTK, since the $\Theta$ recursion of 4.2.1 reads the same pairs $(p+a, p'+a)$ as the $\Sigma$ recursion.
-# Without pooling, weight sharing does not change the kernel at all.
+# Without pooling, weight sharing does not change the infinite-width kernel with a flatten readout at all.
 #
 # An experiment on the two noise signals: the locally connected network's kernel next to the CNN's, with each
 # readout. `cnn.locally_connected_kernel` runs the same recursion and, after every convolution, sets the pairs
@@ -458,7 +458,8 @@ nh.check_close("spread at 1024 pixels (16 channels)", long_signal, 0.43, atol=0.
 # somewhere. Kernel regression with the NTK on 80 training signals, $\Theta(x, X)\,\Theta(X, X)^{-1} y$. That
 # is the **mean** prediction of infinitely wide networks trained to convergence (gradient flow, squared loss),
 # averaged over their random initializations. One trained network adds its own random initial function $f_0$
-# (a Gaussian process with the NNGP kernel and mean 0): it predicts
+# (a Gaussian process with the NNGP kernel and mean 0): infinitely wide (for a finite width, approximately),
+# trained by gradient flow to convergence, in the NTK parameterization, it predicts
 # $f_0(x) + \Theta(x, X)\,\Theta(X,X)^{-1}\bigl(y - f_0(X)\bigr)$ (Lee et al. 2019), which equals kernel
 # regression only when $f_0 = 0$.
 #
@@ -647,7 +648,7 @@ print(nh._("units with disjoint receptive fields: ReLU correlation {relu:.2f} on
 #
 # Nor do overlapping receptive fields add anything here: shared filters correlate two units as much as their
 # input patches are alike (the input's autocorrelation at lag $p'-p$), and white noise has none. On one noise
-# signal distant patches are alike by chance; the average over 64 signals removes that. So the
+# signal distant patches are alike by chance; the average over 64 signals mostly removes that. So the
 # correlation between distant pixels is not zero, and it says nothing about the receptive field.
 
 # %% tags=["check"]
@@ -658,6 +659,12 @@ nh.check_close("ReLU: their mean correlation, as printed", relu_far.mean(), 0.50
 relu_map = lambda c: (math.sqrt(1 - c ** 2) + (math.pi - math.acos(c)) * c) / math.pi    # lesson 02
 nh.check_close("one ReLU at c = 0: correlation 1/π", relu_map(0.0), 1 / math.pi, rtol=1e-12)
 nh.check_close("a second ReLU: 1/π → 0.49", relu_map(1 / math.pi), 0.49, atol=0.005)
+as_tensor = lambda v: torch.tensor([v], dtype=torch.float64)
+package_relu = lambda c: 2 * float(nh.relu().dual(as_tensor(1.0), as_tensor(1.0), as_tensor(c))[0][0])
+nh.check_close("the formula against the package's ReLU kernel at c = 0", relu_map(0.0), package_relu(0.0),
+               rtol=1e-12)
+nh.check_close("the formula against the package's ReLU kernel at c = 1/π", relu_map(1 / math.pi),
+               package_relu(1 / math.pi), rtol=1e-12)
 nh.check_that("below c = 0 one ReLU gives less than 1/π, and 0 at c = -1",
               relu_map(-0.5) < 1 / math.pi and abs(relu_map(-1.0)) < 1e-12, measured=relu_map(-0.5),
               expected="< 1/π")
@@ -726,8 +733,9 @@ nh.check_that("every measured span follows the formula", all(m.span == f for s, 
 #
 # - the total influence $\sum_q \mathbb E(\partial f_p/\partial x_q)^2 = 2$ does not change with depth (away
 #   from the borders there are $3^L$ paths);
-# - it spreads like a random walk with steps $-1, 0, 1$: a bell of width $\sqrt{2L/3}$, much narrower than the
-#   receptive field's half-width $L$ (the "effective receptive field", Luo et al. 2016).
+# - it spreads like a random walk with steps $-1, 0, 1$: a bell of width $\sqrt{2L/3}$, narrower than the
+#   receptive field's half-width $L$, and ever more so with depth: $\sqrt L$ against $L$ (the "effective
+#   receptive field", Luo et al. 2016).
 #
 # Measured for the middle unit over 64 networks of width 32 (left: linear axis, the dotted lines at
 # $\pm\sqrt{2L/3}$; right: the same on a log axis, where the bell's tails show):
@@ -940,7 +948,7 @@ for s in image_shifts[1:]:
 # every pixel that moves in or out; the maximum stays as long as the strongest response is still inside. So
 # at 2 pixels the cosine is 0.63 with average pooling and 0.67 with max pooling, at 3 pixels 0.45 against
 # 0.51 (at 1 pixel both 0.86). Global average pooling, one window over the whole image, is the extreme: it
-# forgives every shift (cosine above 0.99).
+# forgives every shift shown here, 0–3 pixels (cosine above 0.99).
 #
 # </details>
 
@@ -1091,8 +1099,9 @@ nh.check_that("question 5: the span is 25 pixels, 13 of them connected",
 #
 # **What is true:** the data index $i$ is not a pixel index. The equivariance lives in the pixel-pair kernel
 # (4.2.1, "Invariance needs pooling"); the $n \times n$ Gram matrix over data is an ordinary dense Gram matrix,
-# with no Toeplitz structure (the check cell below: the first off-diagonal of the Gram matrix of 8 noise
-# signals varies by about 34 % of its mean). With GAP the output is shift invariant,
+# with no Toeplitz structure (an illustration in the check cell below: the first off-diagonal of the Gram
+# matrix of 8 noise signals is not constant, it varies by about 34 % of its mean). With GAP the output is
+# shift invariant,
 # $\Theta(T_s x, x') = \Theta(x, x')$; with flatten only joint shifts leave it unchanged.
 # [errata A7](../ERRATA.md#a7)
 #
@@ -1102,7 +1111,8 @@ nh.check_that("question 5: the span is 25 pixels, 13 of them connected",
 #
 # **The text says:** non-overlapping receptive fields give zero terms, so the NTK is sparse.
 #
-# **What is true:** disjoint receptive fields give no zero terms. Locality makes the kernel a sum of local
+# **What is true:** disjoint receptive fields do not force zero terms: an entry is 0 only when the input
+# makes it so. Locality makes the kernel a sum of local
 # patch kernels, and a receptive field limits which pixels can *influence* a unit, not whether two units are
 # correlated: the pixel-pair kernel of two units whose receptive fields share no pixel is not zero, and with
 # ReLU their correlation is about 0.5 (4.2.3, "Correlation does not measure the receptive field").
@@ -1131,8 +1141,8 @@ nh.check_that("question 5: the span is 25 pixels, 13 of them connected",
 # **What is true:** stride subsamples the output positions and dilation spaces the filter taps; both enlarge
 # the receptive field, the set of input pixels that can influence a unit (4.2.3). With an activation of
 # nonzero mean, distant pixels are correlated at any dilation (ReLU: about 0.5; erf, of mean 0: about 0, in
-# 4.2.3), and no result ties stride to smoothness
-# or dilation to effective dimension. [errata A10](../ERRATA.md#a10)
+# 4.2.3). The textbook cites no result that ties stride to smoothness or dilation to effective dimension,
+# and this lesson shows none. [errata A10](../ERRATA.md#a10)
 #
 # </details>
 #

@@ -70,7 +70,7 @@ plt.show()
 #
 # 第一层直接读取输入：在它的公式里，期望换成输入核 $\Sigma^{(0)}_{p+a,p'+a}(x,x')$，其中
 # $\Sigma^{(0)}_{p,p'}(x,x') = \frac1C\sum_c x_{c,p}\,x'_{c,p'}$。输入没有参数，$\Theta^{(0)} = 0$，所以第一层的 NTK 就是它的 NNGP：$\Theta^{(1)} = \Sigma^{(1)}$。这些都是定理：多通道 CNN 的 NNGP 由 Novak et al. (2019)
-# 和 Garriga-Alonso et al. (2019) 证明，卷积 NTK 由 Arora et al. (2019) 证明，而由这类层搭成的任意架构由 Yang (2019) 证明。
+# 和 Garriga-Alonso et al. (2019) 证明，卷积 NTK 由 Arora et al. (2019) 推导得出；对由这类层搭成的任意架构，Yang (2019) 证明了 NNGP 极限，Yang (2020, Tensor Programs II) 证明了 NTK 的收敛。
 #
 # **做个实验。** 两个 16 像素的信号（高度为 1 的图像）：$x$ 是像素 3 处的一个尖峰，$x'$ 是像素 9 处的一个尖峰，
 # 所以 $\Sigma^{(0)}$ 只是 $(3, 9)$ 处的一个点。下面画出经过一层 3 个抽头的卷积之后、以及经过卷积、ReLU、卷积之后的像素对核。
@@ -285,7 +285,7 @@ nh.check_that("flatten sees the pair exactly when the spikes are at most 4 pixel
 # 现在设想一个**局部连接**网络，它在每个位置都用不同的滤波器。它在 $p$ 和 $p' \neq p$ 处的权重相互独立，
 # 所以对权重取平均后只有 $p = p'$ 留下来：它的递归*就是*这个对角线上的递归。因此，使用展平时，CNN 与局部连接网络具有相同的无限宽 NNGP
 # （Novak et al. 2019），也具有相同的 NTK，因为 4.2.1 中 $\Theta$ 的递归读取的像素对 $(p+a, p'+a)$ 与 $\Sigma$ 的递归相同。
-# 没有池化时，权重共享根本不改变核。
+# 没有池化时，权重共享根本不改变使用展平读出的无限宽核。
 #
 # 在那两个噪声信号上做个实验：把局部连接网络的核与 CNN 的核放在一起比较，两种读出都看。`cnn.locally_connected_kernel`
 # 运行同样的递归，但在每一层卷积之后把 $p \neq p'$ 的像素对置为零（$x$ 与 $x'$ 之间的，以及每幅图像与自身的）；
@@ -414,7 +414,7 @@ nh.check_close("spread at 1024 pixels (16 channels)", long_signal, 0.43, atol=0.
 # **平移不变的任务。** 输入是长度为 16 的噪声信号，正类信号在某个位置含有图样 (2, −2, 2)。在 80
 # 个训练信号上用 NTK 做核回归：$\Theta(x, X)\,\Theta(X, X)^{-1} y$。它是无限宽网络（梯度流、平方损失）
 # 训练到收敛后、对随机初始化取平均得到的**平均**预测。单个训练好的网络还带有它自己的随机初始函数
-# $f_0$（协方差为 NNGP 核、均值为 0 的高斯过程）：它的预测是
+# $f_0$（协方差为 NNGP 核、均值为 0 的高斯过程）：在无限宽（有限宽度下则为近似）、用梯度流训练到收敛、采用 NTK 参数化时，它的预测是
 # $f_0(x) + \Theta(x, X)\,\Theta(X,X)^{-1}\bigl(y - f_0(X)\bigr)$（Lee et al. 2019），只有当 $f_0 = 0$
 # 时才与核回归相同。
 #
@@ -591,7 +591,7 @@ print(nh._("units with disjoint receptive fields: ReLU correlation {relu:.2f} on
 # </details>
 #
 # 感受野的重叠在这里也不会带来额外的相关：共享的滤波器使两个单元的相关程度等于它们输入图块的相似程度
-# （输入在滞后 $p'-p$ 处的自相关），而白噪声没有自相关。在单个噪声信号上，远处的图块会偶然相似；在 64 个信号上取平均就消除了这一点。所以远处像素之间的相关并不为零，而且它完全不能说明感受野。
+# （输入在滞后 $p'-p$ 处的自相关），而白噪声没有自相关。在单个噪声信号上，远处的图块会偶然相似；在 64 个信号上取平均基本消除了这一点。所以远处像素之间的相关并不为零，而且它完全不能说明感受野。
 
 # %% tags=["check"]
 nh.check_between("ReLU: the smallest correlation of units with disjoint receptive fields", relu_far.min(),
@@ -601,6 +601,12 @@ nh.check_close("ReLU: their mean correlation, as printed", relu_far.mean(), 0.50
 relu_map = lambda c: (math.sqrt(1 - c ** 2) + (math.pi - math.acos(c)) * c) / math.pi    # lesson 02
 nh.check_close("one ReLU at c = 0: correlation 1/π", relu_map(0.0), 1 / math.pi, rtol=1e-12)
 nh.check_close("a second ReLU: 1/π → 0.49", relu_map(1 / math.pi), 0.49, atol=0.005)
+as_tensor = lambda v: torch.tensor([v], dtype=torch.float64)
+package_relu = lambda c: 2 * float(nh.relu().dual(as_tensor(1.0), as_tensor(1.0), as_tensor(c))[0][0])
+nh.check_close("the formula against the package's ReLU kernel at c = 0", relu_map(0.0), package_relu(0.0),
+               rtol=1e-12)
+nh.check_close("the formula against the package's ReLU kernel at c = 1/π", relu_map(1 / math.pi),
+               package_relu(1 / math.pi), rtol=1e-12)
 nh.check_that("below c = 0 one ReLU gives less than 1/π, and 0 at c = -1",
               relu_map(-0.5) < 1 / math.pi and abs(relu_map(-1.0)) < 1e-12, measured=relu_map(-0.5),
               expected="< 1/π")
@@ -664,8 +670,8 @@ nh.check_that("every measured span follows the formula", all(m.span == f for s, 
 # Hanin 2018 对全连接 ReLU 网络证明了这一点；这个论证可以逐条路径地照搬过来。）由此得到两个推论：
 #
 # - 总影响 $\sum_q \mathbb E(\partial f_p/\partial x_q)^2 = 2$ 不随深度变化（远离边界处共有 $3^L$ 条路径）；
-# - 它的扩散方式与每步取 $-1, 0, 1$ 的随机游走相同：形成宽度为 $\sqrt{2L/3}$ 的钟形，远窄于感受野的半宽
-#   $L$（即“有效感受野”，Luo et al. 2016）。
+# - 它的扩散方式与每步取 $-1, 0, 1$ 的随机游走相同：形成宽度为 $\sqrt{2L/3}$ 的钟形，窄于感受野的半宽
+#   $L$，而且深度越大越明显：$\sqrt L$ 对 $L$（即“有效感受野”，Luo et al. 2016）。
 #
 # 下面在 64 个宽度为 32 的网络上测量中间那个单元（左：线性坐标轴，点线位于 $\pm\sqrt{2L/3}$；右：同样的数据画在对数坐标轴上，可以看到钟形的尾部）：
 
@@ -865,7 +871,7 @@ for s in image_shifts[1:]:
 #
 # 平移会把笔画的一部分响应移进相邻的窗口。窗口的平均值随每一个移进或移出的像素而变化；而只要最强的响应还留在窗口里，最大值就不变。
 # 所以平移 2 个像素时，余弦在平均池化下为 0.63，在最大池化下为 0.67；平移 3 个像素时为 0.45 对 0.51（平移 1 个像素时两者都是 0.86）。
-# 全局平均池化只有一个覆盖整幅图像的窗口，是极端情形：它宽容一切平移（余弦高于 0.99）。
+# 全局平均池化只有一个覆盖整幅图像的窗口，是极端情形：它宽容这里展示的每一种平移，即 0–3 个像素（余弦高于 0.99）。
 #
 # </details>
 
@@ -997,7 +1003,7 @@ nh.check_that("question 5: the span is 25 pixels, 13 of them connected",
 # **教材原文：** CNN 在数据上的 NTK Gram 矩阵是循环矩阵 / 块 Toeplitz 矩阵，$\Theta(x_i, x_j)$ 取决于 $x_i$ 和 $x_j$ 的“相对位置”。
 #
 # **正确的说法：** 数据下标 $i$ 不是像素下标。等变性体现在像素对核中（4.2.1，“不变性需要池化”）；数据上的 $n \times n$ Gram
-# 矩阵只是普通的稠密 Gram 矩阵，没有 Toeplitz 结构（见下面的检查单元格：8 个噪声信号的 Gram 矩阵，其次对角线上的元素变化幅度约为其均值的 34 %）。
+# 矩阵只是普通的稠密 Gram 矩阵，没有 Toeplitz 结构（下面的检查单元格给出一个示例：8 个噪声信号的 Gram 矩阵，其次对角线上的元素并不是常数，变化幅度约为其均值的 34 %）。
 # 使用 GAP 时，输出具有平移不变性，$\Theta(T_s x, x') = \Theta(x, x')$；使用展平时，只有联合平移才使它保持不变。
 # [勘误 A7](../../ERRATA.zh.md#a7)
 #
@@ -1007,7 +1013,7 @@ nh.check_that("question 5: the span is 25 pixels, 13 of them connected",
 #
 # **教材原文：** 感受野不重叠的项为零，因此 NTK 是稀疏的。
 #
-# **正确的说法：** 感受野互不相交并不会产生为零的项。局部性使核成为各局部图块核之和；感受野限制的是哪些像素能*影响*某个单元，
+# **正确的说法：** 感受野互不相交并不会迫使某些项为零：某个元素为 0，只可能是输入造成的。局部性使核成为各局部图块核之和；感受野限制的是哪些像素能*影响*某个单元，
 # 而不是两个单元是否相关：感受野没有任何公共像素的两个单元，它们的像素对核并不为零；使用 ReLU 时，它们的相关系数约为 0.5
 # （4.2.3，“相关性并不度量感受野”）。
 # [勘误 A8](../../ERRATA.zh.md#a8)
@@ -1030,7 +1036,7 @@ nh.check_that("question 5: the span is 25 pixels, 13 of them connected",
 # **教材原文：** 步长使核只关联固定间隔的特征，从而改变核的平滑性；扩张使核能捕捉更远像素之间的相关，并可能提高其有效维数。
 #
 # **正确的说法：** 步长对输出位置做下采样，扩张把滤波器的抽头拉开间距；两者都会扩大感受野，即能够影响某个单元的输入像素的集合（4.2.3）。
-# 对均值不为零的激活函数，无论扩张多大，远处的像素都是相关的（ReLU 约为 0.5；均值为 0 的 erf 约为 0，见 4.2.3）；也没有任何结果把步长与平滑性、把扩张与有效维数联系起来。
+# 对均值不为零的激活函数，无论扩张多大，远处的像素都是相关的（ReLU 约为 0.5；均值为 0 的 erf 约为 0，见 4.2.3）。教材没有引用任何把步长与平滑性、把扩张与有效维数联系起来的结果，本课也没有给出这样的结果。
 # [勘误 A10](../../ERRATA.zh.md#a10)
 #
 # </details>
