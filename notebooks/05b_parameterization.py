@@ -41,7 +41,7 @@ nh.plotting.use_style()
 # infinite-width network trains with a fixed kernel (lazy, the kernel regime); if it stays of order one, its features
 # and its kernel learn (μP).
 #
-# Why it matters: a network in the kernel regime is a fixed-kernel method. Its features never adapt to the data, so
+# Why it matters: in the infinite-width limit a network in the kernel regime is a fixed-kernel method. Its features never adapt to the data, so
 # it cannot learn representations that pre-training or transfer could reuse (Yang & Hu 2021 make this point with
 # word2vec and few-shot learning). And a parameterization whose exponents are right at every width lets
 # hyperparameters tuned on a small network carry over to a wide one (μTransfer, Yang et al. 2022).
@@ -60,7 +60,7 @@ plt.show()
 # the line. Under the NTK parameterization a feature moves like
 # $m^{-1/2}$, under μP like $m^0$, and under the standard parameterization at a fixed learning rate the first
 # step moves it like $m^{1/2}$; that step makes the output weights of size $m^0$, so from the second step on the
-# features move like $m^{1}$ and training blows up. Yang & Hu (2021) prove that for the parameterizations of this kind that stay
+# features move like at least $m^{1}$ (exactly $m^1$ while the loss derivative stays $O(1)$) and training blows up. Yang & Hu (2021) prove that for the parameterizations of this kind that stay
 # finite and do learn there is no third option (for smooth activations; the conditions are below).
 
 # %% [markdown]
@@ -144,7 +144,8 @@ nh.check_close("He's variance: every layer's RMS ≈ √2", np.ravel(he), np.ful
 # rank-one update with $g = 1$: $\eta_{L+1}\chi\,(x^L)^\top x^L \sim \eta_{L+1}\, m$. The second is the output weights
 # reading the features' change: $m$ terms of size $s\,\Delta x^L$, aligned because $\Delta x^L$ follows
 # $g^L \propto W^{L+1}$. For the same input, to first order, $\Delta x^L_i = \phi'(h^L_i)\,\Delta h^L_i$ with
-# $\Delta h^L_i = -\eta_L\chi\,g^L_i\,|x^{L-1}|^2$ and $g^L_i = \phi'(h^L_i)\,W^{L+1}_i$, so
+# $\Delta h^L_i = -\eta_L\chi\,g^L_i\,|x^{L-1}|^2$ (the layer's own term; what the layer below passes on: next
+# paragraph) and $g^L_i = \phi'(h^L_i)\,W^{L+1}_i$, so
 # $W^{L+1}\Delta x^L = -\eta_L\chi\,|x^{L-1}|^2\sum_i \phi'(h^L_i)^2\,(W^{L+1}_i)^2$: $m$ terms of one sign.
 # A bias $b^l$ moves by $\eta_b\,\chi\, g^l$, so its layer moves by $\eta_b s$. Hence, up to
 # constants (Yang & Hu 2021),
@@ -211,7 +212,8 @@ nh.check_close("He's variance: every layer's RMS ≈ √2", np.ravel(he), np.ful
 # $\min(\tfrac12 + 0,\ 1 + 0) + 0 - 1 + \min(0 + 1,\ 1) = \tfrac12$, the $m^{-1/2}$ of the table.
 # For the standard parameterization at a fixed $\eta$ the two differ: $r = -1$, while the table's first step
 # says $m^{1/2}$. The first step starts from output weights of size $m^{-1/2}$; it adds $\eta_{L+1}\chi x^L$,
-# entries of size $m^0$, so from the second step on the features move like $m^{1}$, $-r = 1$. The theorem's
+# entries of size $m^0$, so from the second step on the features move like at least $m^{1}$
+# (exactly while the loss derivative stays $O(1)$), $-r = 1$. The theorem's
 # conditions:
 #
 # 1. **Stable at initialization** (features $\Theta(1)$, output $O(1)$): $a_1 + b_1 = 0$; $a_l + b_l = \tfrac12$ for
@@ -321,22 +323,27 @@ with torch.no_grad():
     relu_features = torch.relu(course.network("ntk", 512)[0](torch.cat([antipodal, -antipodal])))
 nh.check_close("ReLU, first hidden layer without bias: the feature kernel of ξ and −ξ is 0",
                float(relu_features[0] @ relu_features[1]), 0.0, atol=1e-12)
+with torch.no_grad():
+    second = torch.relu(course.network("ntk", 512, depth=2)[:3](torch.cat([antipodal, -antipodal])))
+antipodal_ratio = float(second[0] @ second[1] / (second[0] @ second[0]))
+nh.check_between("… but not at the second hidden layer: feature kernel of ξ, −ξ over that of ξ, ξ (1/π)",
+                 antipodal_ratio, 0.25, 0.4)
 
 # %% [markdown]
 # Under the NTK parameterization one step moves every feature by $m^{-1/2}$ of its size: at infinite width the
-# features, and the kernel built from them, never move. That is **lazy** training. Under μP they move by an amount
+# features, and the kernel built from them, never move over any fixed number of steps. That is **lazy** training. Under μP they move by an amount
 # that does not depend on $m$ (its points scatter by up to about 20 % around a flat line, the noise of one seed and
 # one step). $\Theta(1)$ means independent of $m$, not large: the size is set by $\eta$, and at $\eta = 0.02$ μP's
 # $h^1$ moves by only 0.015 to 0.018 of its size. The standard parameterization's hidden layer moves *more* as the
-# network gets wider (middle panel), and its output even more ($m^{1}$, right panel), although its input layer's
-# features shrink (left panel). Biases change none of the exponents.
+# network gets wider (middle panel), and its output even more ($m^{1}$, right panel), although the change of its
+# input layer's features shrinks, like $m^{-1/2}$ (left panel). Biases change none of the exponents.
 
 # %% [markdown]
 # ## Measured: lazy training vs feature learning over many steps
 #
 # One hidden layer, 16 training points, 50 steps of gradient descent, widths 256, 1024 and 4096, 3 seeds, NTK
 # ($\eta = 0.5$) and μP ($\eta = 0.1$). μP's $\eta$ is chosen so that the two runs end at a comparable training
-# loss (printed below), so that they are compared at the same stage of fitting. We record the relative change of the learning-rate-weighted NTK
+# loss (printed below), so that they are compared at a comparable stage of fitting. We record the relative change of the learning-rate-weighted NTK
 # $\sum_l \eta_l \langle \partial f/\partial W^l, \partial f'/\partial W^l\rangle$ (the kernel that drives
 # $\mathrm d f/\mathrm dt$), of the hidden features $h$ themselves, of the feature kernel $\Phi\Phi^\top/m$, of all
 # the weights $\lVert w_T - w_0\rVert / \lVert w_0\rVert$, and how far the outputs moved. Every norm is the
@@ -385,6 +392,8 @@ nh.check_between("comparable final loss: NTK's / μP's after 50 steps, smallest 
                  min(final_ratio), 1 / 3, 3)
 nh.check_between("comparable final loss: NTK's / μP's after 50 steps, largest over the widths",
                  max(final_ratio), 1 / 3, 3)
+nh.check_between("the two runs' final losses are within a factor 2.3 (largest ratio either way)",
+                 max(max(final_ratio), 1 / min(final_ratio)), 1, 2.3)
 slow = course.trained("μP, η = 0.02", 1024)[0]
 nh.check_between("μP at η = 0.02 (the explorer's setting), width 1024: the loss falls by about 4 times",
                  float(slow.loss[0] / slow.loss[-1]), 3.5, 5)
@@ -395,7 +404,7 @@ nh.check_between("μP at η = 0.02: the feature kernel still moves by Θ(1) (sma
 # **Lazy** therefore means: the network fits the data (its outputs travel from the random $f_0$ to $y$, a change of
 # about $\lVert y - f_0\rVert$; that is about $2|y|$ here only because this network's $f_0$ is large compared with
 # the targets $y = \sin 2\xi_1$) while its kernel and features stay (almost) where they started. The two runs end at
-# the same stage: after 50 steps the NTK run's loss is 0.0025 to 0.0091 and μP's 0.0029 to 0.0040, depending on the
+# a comparable stage (final losses within a factor 2.3): after 50 steps the NTK run's loss is 0.0025 to 0.0091 and μP's 0.0029 to 0.0040, depending on the
 # width. (At the one-step experiment's $\eta = 0.02$, μP's loss would fall only about 4 times in 50 steps: its
 # features would still move by $\Theta(1)$, but those of a network still far from fitting.) The weights move,
 # by relatively $m^{-1/2}$, and the features with them ($m^{-1/2}$, as after one step). The feature *kernel* moves
@@ -559,7 +568,9 @@ nh.widgets.live_figure(course.draw_training,
 # width 1024 on. Measured: 1.10, 3.99
 # and 15.9 at widths 256, 1024 and 4096 (the ratios 3.4, 3.6, 4.0 approach 4 as the width grows); the loss
 # overflows at step 13 at width 1024 and at step 8 at 4096. Before that it even looks lazy: its hidden features
-# follow the $\Delta h^1$ column, $m^{-1/2}$ for this row, and its feature kernel moves by 0.0092 at width 64 and by
+# $h^1$ move little, by 0.021 of their size at width 64 and 0.0053 at 256 over the 50 steps (slope −1.0, steeper
+# than the one-step $m^{-1/2}$ of the $\Delta h^1$ column: the fitting speeds up with the width), and its
+# feature kernel moves by 0.0092 at width 64 and by
 # 0.00079 at 256: a slope of −1.77 over these two widths, steeper than the NTK parameterization's −1, from two
 # widths of a run that approaches instability, so no clean exponent. What grows with the width is the output layer's own term, $\eta_{L+1} m$ with $\eta_{L+1} \sim m^0$.
 #
@@ -621,14 +632,19 @@ nh.widgets.live_figure(course.draw_training,
 # <details><summary>Answer</summary>
 #
 # Every step adds to $W^2$ a sum of rank-one matrices $\propto g^2 (x^1)^\top$, one per training input: after 50
-# steps on 16 inputs the update has rank at most 800 at every width, and a far smaller *effective* rank. Its
+# steps on 16 inputs the update has rank at most $\min(800, m)$ (256 at width 256), and a far smaller *effective* rank. Its
 # Frobenius norm is only 1.35 (width 256) and 1.37 (width 1024) times its operator norm (printed above), an
 # effective rank $(\lVert\Delta W\rVert_F/\lVert\Delta W\rVert_\text{op})^2 \approx 1.8$: a few directions carry
 # the update. So its Frobenius norm is of the order of its operator norm, and under μP that is $\Theta(1)$, like the
 # operator norm of $W^2$ itself (measured: the update's operator norm is 0.055 of $W^2$'s at width 256 and 0.052
 # at 1024). But $W^2$'s Frobenius norm is of order $\sqrt m$: $m^2$ entries of size $m^{-1/2}$. So the relative
-# Frobenius change falls like $m^{-1/2}$, while the update, aligned with the $x^1$ it was built from, moves $h^2$ by
-# $\Theta(1)$. A small relative change of a weight matrix does not mean lazy training.
+# Frobenius change falls like $m^{-1/2}$. Yet $h^2$ moves by about 0.55, and mostly not because of $\Delta W^2$:
+# split $\Delta h^2 = \Delta W^2 x^1_T + W^2_0\,\Delta x^1$ (relative RMS sizes, measured). The part passed on from
+# the layer below, $W^2_0\Delta x^1$, is 0.527 at width 256 and 0.510 at 1024, because under μP $h^1$ itself moves
+# by $\Theta(1)$ (0.39 at both widths): with $W^2$ frozen, $h^2$ would still move by about that much. The update's own
+# part $\Delta W^2 x^1_T$ is 0.069 and 0.063, about 7 and 14 times $W^2$'s relative Frobenius change: a low-rank
+# update aligned with the $x^1$ it was built from acts at $\Theta(1)$ although $\lVert\Delta W^2\rVert_F /
+# \lVert W^2\rVert_F$ falls like $m^{-1/2}$. A small relative change of a weight matrix does not mean lazy training.
 #
 # </details>
 #
@@ -665,6 +681,16 @@ nh.check_close("Check 4: its effective rank (‖ΔW²‖_F / ‖ΔW²‖_op)² a
                [deep[m]["update_f_over_op"] ** 2 for m in (256, 1024)], [1.8, 1.8], atol=0.1)
 nh.check_close("Check 4: h² moves by about 0.55 at widths 256 and 1024",
                [deep[m]["features"] for m in (256, 1024)], [0.55, 0.55], atol=0.015)
+nh.check_close("Check 4: the part passed on, W²₀Δx¹, at widths 256, 1024 (0.527, 0.510)",
+               [deep[m]["passed_on"] for m in (256, 1024)], [0.527, 0.510], atol=0.01)
+nh.check_close("Check 4: the update's own part, ΔW²x¹, at widths 256, 1024 (0.069, 0.063)",
+               [deep[m]["own"] for m in (256, 1024)], [0.069, 0.063], atol=0.003)
+nh.check_close("Check 4: h¹ moves by Θ(1) under μP, at widths 256, 1024 (0.39)",
+               [deep[m]["h1"] for m in (256, 1024)], [0.39, 0.39], atol=0.01)
+check1 = course.width_exponents((0, 0.5, 1), (0, 0, -0.5), -1)
+nh.check_that("Check 1: the abc triple has the NTK variances and η = (m, 1, 1/m)",
+              check1 == course.WidthExponents((0, -1, -1), (1, 0, -1)), measured=str(check1),
+              expected="variances (0, −1, −1), learning rates (1, 0, −1)")
 lazy = [course.trained("NTK, η = 0.5", m)[0].feature_change for m in (64, 1024, 4096)]
 nh.check_close("Explore 1, NTK: feature-kernel change at widths 64, 1024, 4096 / (0.044, 0.0025, 0.00052)",
                np.array(lazy) / [0.044, 0.0025, 0.00052], np.ones(3), rtol=0.02)
@@ -672,6 +698,11 @@ nh.check_close("Explore 1: the prediction 0.0025 · 16^1.08 (0.050)", 0.0025 * 1
 nh.check_close("Explore 2, standard fixed η: feature-kernel change at widths 64, 256 / (0.0092, 0.00079)",
                np.array([course.trained("standard, fixed η = 0.005", m)[0].feature_change for m in (64, 256)])
                / [0.0092, 0.00079], np.ones(2), rtol=0.02)
+standard_h1 = [course.trained_feature_change("standard, fixed η = 0.005", m) for m in (64, 256)]
+nh.check_close("Explore 2, standard fixed η: h¹'s relative change at widths 64, 256 / (0.021, 0.0053)",
+               np.array(standard_h1) / [0.021, 0.0053], np.ones(2), rtol=0.02)
+nh.check_close("Explore 2: its slope in m over 50 steps (−1.0)", nh.loglog_slope([64, 256], standard_h1),
+               -1.0, atol=0.05)
 overflow = [course.trained("standard, fixed η = 0.005", m)[0].diverged_at for m in (1024, 4096)]
 nh.check_that("Explore 2: the loss overflows at step 13 (width 1024) and step 8 (width 4096)",
               overflow == [13, 8], measured=str(overflow), expected="[13, 8]")
@@ -759,8 +790,9 @@ nh.check_close("Explore, standard η = 1/m: η·λ_max/n at widths 64 … 4096 (
 # **What is true:** the linearization becomes exact only as $m \to \infty$, under conditions (for all training time:
 # squared loss, $\lambda_\min > 0$, $\eta < 2n/(\lambda_\min + \lambda_\max)$ with the mean loss; Lee et al. 2019). It
 # gives kernel gradient descent from $f_0$, **ridgeless** at convergence, with the $f_0$ offset (above: 0.022 from
-# the formula, against 1.28 without the offset). A ridge appears only with an explicit penalty towards the initial
-# weights; stopping early acts like one (lesson 07). [errata A19](../ERRATA.md#a19)
+# the formula, against 1.28 without the offset). A ridge appears only with an explicit penalty; towards the initial
+# weights it gives exactly kernel ridge regression plus $f_0$ (weight decay towards 0 adds a further term). Stopping
+# early acts like one (lesson 07). [errata A19](../ERRATA.md#a19)
 #
 # </details>
 #
@@ -778,7 +810,8 @@ nh.check_close("Explore, standard η = 1/m: η·λ_max/n at widths 64 … 4096 (
 #
 # The parameterization is part of the architecture description: `nh.mlp(depth, activation,
 # parameterization="ntk" | "standard" | "mup")` (or `nh.dense(..., parameterization=...)` layer by layer). The package
-# writes μP and the standard parameterization in forms equivalent, by the abc shift above, to Yang et al. (2022,
+# writes μP and the standard parameterization in forms equivalent layer by layer (the same effective variances and
+# learning rates; a layer-dependent shift $\theta_l$, $c_l \to c_l - 2\theta_l$) to Yang et al. (2022,
 # Tensor Programs V, Table 3), which lists their initial variances and learning rates (SP in grey), and the NTK
 # parameterization as Jacot et al. (2018) define it. Every trainable weight $w_l$ is
 # $\mathcal N(0,1)$, layer $l$ computes $\sigma_w\,\text{mult}_l\cdot h\,w_l^\top$ and learns with rate

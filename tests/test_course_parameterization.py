@@ -180,6 +180,28 @@ def test_mup_moves_its_hidden_matrix_by_a_vanishing_fraction_while_its_features_
         f"effective rank (F/op)^2 about 2 expected: {small['update_f_over_op']:.3f}, {large['update_f_over_op']:.3f}"
 
 
+def test_the_change_of_h2_splits_into_the_update_s_own_part_and_the_part_passed_on():
+    """dh^2 = dW x^1_T + W_0 dx^1 exactly (no bias), so the triangle inequality bounds |dh^2| by the two parts'
+    sizes; under muP the passed-on part dominates, because h^1 itself moves by Theta(1)."""
+    for width in (256, 1024):
+        c = course.hidden_matrix_movement(width)
+        low, high = abs(c["passed_on"] - c["own"]), c["passed_on"] + c["own"]
+        assert low - 1e-9 <= c["features"] <= high + 1e-9, \
+            f"width {width}: |dh^2| {c['features']:.4f} outside [{low:.4f}, {high:.4f}]"
+        assert c["passed_on"] > 5 * c["own"], f"width {width}: passed on {c['passed_on']:.3f}, own {c['own']:.3f}"
+        assert 0.2 < c["h1"] < 1, f"width {width}: h^1 moves by Theta(1), measured {c['h1']:.3f}"
+
+
+def test_trained_feature_change_shrinks_for_ntk_and_is_nan_after_a_divergence():
+    """NTK parameterization: h^1's 50-step change falls with the width (slope about -1/2); standard at fixed eta
+    diverges at width 1024 (:func:`trained` says so), and then there is no change to report."""
+    small, large = (course.trained_feature_change("NTK, η = 0.5", m) for m in (64, 1024))
+    slope = np.log(large / small) / np.log(16)
+    assert -0.8 < slope < -0.3, f"NTK: slope of h^1's change expected about -0.5, measured {slope:.3f}"
+    assert course.trained("standard, fixed η = 0.005", 1024)[0].diverged_at is not None, "expected a divergence"
+    assert np.isnan(course.trained_feature_change("standard, fixed η = 0.005", 1024)), "expected nan"
+
+
 def test_movement_records_the_loss_before_and_after_training():
     """loss_start against the loss of the freshly built network, computed here; loss_end against the distance the
     outputs moved: ||f_T - f_0|| and ||y - f_0|| differ by at most ||f_T - y|| = sqrt(2 n loss_end)."""

@@ -40,7 +40,7 @@ nh.plotting.use_style()
 # 的某个幂次缩小，而输出仍在学习，无限宽网络就在一个固定的核下训练（惰性，即核区域）；如果它保持 1 的量级，
 # 网络的特征和核都在学习（μP）。
 #
-# 这为什么重要：处于核区域的网络是一种固定核方法。它的特征从不适应数据，所以它学不到可供预训练或迁移复用的表示
+# 这为什么重要：在无限宽极限下，处于核区域的网络是一种固定核方法。它的特征从不适应数据，所以它学不到可供预训练或迁移复用的表示
 # （Yang & Hu 2021 用 word2vec 和小样本学习说明了这一点）。而一种在每个宽度下指数都正确的参数化，可以让在小网络上
 # 调好的超参数直接用到宽网络上（μTransfer，Yang et al. 2022）。
 
@@ -56,7 +56,7 @@ plt.show()
 # （见“测量：一步 SGD”一节），每一行的点整体乘上一个常数上下平移，以便把它们的斜率与直线比较。在 NTK 参数化下一个特征按
 # $m^{-1/2}$ 移动，在 μP 下按 $m^0$，
 # 而在固定学习率的标准参数化下，第一步让它按 $m^{1/2}$ 移动；这一步使输出权重的大小变为 $m^0$，所以从第二步起
-# 特征按 $m^{1}$ 移动，训练发散。Yang & Hu (2021) 证明：对这一类保持有限、
+# 特征至少按 $m^{1}$ 移动（只要损失的导数保持 $O(1)$，就恰好是 $m^1$），训练发散。Yang & Hu (2021) 证明：对这一类保持有限、
 # 并且确实在学习的参数化，不存在第三种可能（对光滑的激活函数；条件见下文）。
 
 # %% [markdown]
@@ -129,7 +129,7 @@ nh.check_close("He's variance: every layer's RMS ≈ √2", np.ravel(he), np.ful
 # **输出。** 输出以两种方式变化，$\Delta f = \Delta W^{L+1} x^L + W^{L+1}\Delta x^L$。第一项是同样的秩一更新，只是 $g = 1$：
 # $\eta_{L+1}\chi\,(x^L)^\top x^L \sim \eta_{L+1}\, m$。第二项是输出权重读出特征的变化：$m$ 个量级为 $s\,\Delta x^L$ 的项，
 # 它们方向一致，因为 $\Delta x^L$ 跟随 $g^L \propto W^{L+1}$。对同一个输入，到一阶有
-# $\Delta x^L_i = \phi'(h^L_i)\,\Delta h^L_i$，其中 $\Delta h^L_i = -\eta_L\chi\,g^L_i\,|x^{L-1}|^2$，
+# $\Delta x^L_i = \phi'(h^L_i)\,\Delta h^L_i$，其中 $\Delta h^L_i = -\eta_L\chi\,g^L_i\,|x^{L-1}|^2$（这只是该层自身的一项；下面一层传上来的部分见下一段），
 # $g^L_i = \phi'(h^L_i)\,W^{L+1}_i$，所以
 # $W^{L+1}\Delta x^L = -\eta_L\chi\,|x^{L-1}|^2\sum_i \phi'(h^L_i)^2\,(W^{L+1}_i)^2$：$m$ 个同号的项。偏置 $b^l$ 移动 $\eta_b\,\chi\, g^l$，
 # 所以它所在的层移动 $\eta_b s$。因此，忽略常数（Yang & Hu 2021），
@@ -191,7 +191,7 @@ nh.check_close("He's variance: every layer's RMS ≈ √2", np.ravel(he), np.ful
 # \min_l\big(2a_l + \mathbb 1[l = 1]\big)$：这正是 $r$ 的公式。例如 NTK：
 # $\min(\tfrac12 + 0,\ 1 + 0) + 0 - 1 + \min(0 + 1,\ 1) = \tfrac12$，即表中的 $m^{-1/2}$。
 # 对固定 $\eta$ 的标准参数化，两者不同：$r = -1$，而表中的第一步给出 $m^{1/2}$。第一步从大小为 $m^{-1/2}$
-# 的输出权重出发；它加上 $\eta_{L+1}\chi x^L$，其元素大小为 $m^0$，所以从第二步起特征按 $m^{1}$ 移动，即 $-r = 1$。
+# 的输出权重出发；它加上 $\eta_{L+1}\chi x^L$，其元素大小为 $m^0$，所以从第二步起特征至少按 $m^{1}$ 移动（只要损失的导数保持 $O(1)$，就恰好如此），即 $-r = 1$。
 # 定理的条件：
 #
 # 1. **初始化时稳定**（特征为 $\Theta(1)$，输出为 $O(1)$）：$a_1 + b_1 = 0$；各隐藏层 $a_l + b_l = \tfrac12$；
@@ -297,19 +297,24 @@ with torch.no_grad():
     relu_features = torch.relu(course.network("ntk", 512)[0](torch.cat([antipodal, -antipodal])))
 nh.check_close("ReLU, first hidden layer without bias: the feature kernel of ξ and −ξ is 0",
                float(relu_features[0] @ relu_features[1]), 0.0, atol=1e-12)
+with torch.no_grad():
+    second = torch.relu(course.network("ntk", 512, depth=2)[:3](torch.cat([antipodal, -antipodal])))
+antipodal_ratio = float(second[0] @ second[1] / (second[0] @ second[0]))
+nh.check_between("… but not at the second hidden layer: feature kernel of ξ, −ξ over that of ξ, ξ (1/π)",
+                 antipodal_ratio, 0.25, 0.4)
 
 # %% [markdown]
-# 在 NTK 参数化下，一步让每个特征移动其自身大小的 $m^{-1/2}$：在无限宽时，特征以及由特征构成的核都不会移动。
+# 在 NTK 参数化下，一步让每个特征移动其自身大小的 $m^{-1/2}$：在无限宽时，特征以及由特征构成的核在任意固定的步数内都不会移动。
 # 这就是**惰性**训练。在 μP 下，它们移动的量与 $m$ 无关（它的点在一条水平线上下最多偏离约 20 %，
 # 这是只用一个随机种子、只走一步带来的噪声）。$\Theta(1)$ 的意思是与 $m$ 无关，而不是很大：其大小由 $\eta$ 决定，在 $\eta = 0.02$ 时 μP 的 $h^1$ 只移动其自身大小的 0.015 到 0.018。标准参数化的隐藏层随着网络变宽反而移动得*更多*（中间的子图），
-# 输出更是如此（$m^{1}$，右边的子图），尽管它输入层的特征在缩小（左边的子图）。偏置不改变任何一个指数。
+# 输出更是如此（$m^{1}$，右边的子图），尽管它输入层特征的变化在缩小，按 $m^{-1/2}$（左边的子图）。偏置不改变任何一个指数。
 
 # %% [markdown]
 # ## 测量：多步训练中的惰性训练与特征学习
 #
 # 一个隐藏层，16 个训练点，50 步梯度下降，宽度为 256、1024 和 4096，3 个随机种子，NTK
 # （$\eta = 0.5$）与 μP（$\eta = 0.1$）。μP 的 $\eta$ 是这样选的：两次训练结束时的训练损失相当（见下面的输出），
-# 于是两者是在拟合的同一阶段上比较的。我们记录以下各量的相对变化：按学习率加权的 NTK
+# 于是两者是在拟合的相当阶段上比较的。我们记录以下各量的相对变化：按学习率加权的 NTK
 # $\sum_l \eta_l \langle \partial f/\partial W^l, \partial f'/\partial W^l\rangle$（驱动
 # $\mathrm d f/\mathrm dt$ 的那个核）、隐藏层特征 $h$ 本身、特征核 $\Phi\Phi^\top/m$、全部权重
 # $\lVert w_T - w_0\rVert / \lVert w_0\rVert$，以及输出移动了多远。所有范数都是 Frobenius 范数（各元素平方和的平方根）：训练输入上 $16 \times 16$ 的核矩阵的、$16 \times m$ 的特征矩阵的，以及全部权重合在一起的。
@@ -356,6 +361,8 @@ nh.check_between("comparable final loss: NTK's / μP's after 50 steps, smallest 
                  min(final_ratio), 1 / 3, 3)
 nh.check_between("comparable final loss: NTK's / μP's after 50 steps, largest over the widths",
                  max(final_ratio), 1 / 3, 3)
+nh.check_between("the two runs' final losses are within a factor 2.3 (largest ratio either way)",
+                 max(max(final_ratio), 1 / min(final_ratio)), 1, 2.3)
 slow = course.trained("μP, η = 0.02", 1024)[0]
 nh.check_between("μP at η = 0.02 (the explorer's setting), width 1024: the loss falls by about 4 times",
                  float(slow.loss[0] / slow.loss[-1]), 3.5, 5)
@@ -365,7 +372,7 @@ nh.check_between("μP at η = 0.02: the feature kernel still moves by Θ(1) (sma
 # %% [markdown]
 # 所以，**惰性**的意思是：网络拟合了数据（它的输出从随机的 $f_0$ 走到 $y$，变化约为 $\lVert y - f_0\rVert$；
 # 这里它约为 $2|y|$，只是因为这个网络的 $f_0$ 比目标 $y = \sin 2\xi_1$ 大），而它的核和特征（几乎）停留在出发点。
-# 两次训练结束时处在同一阶段：50 步之后，NTK 训练的损失为 0.0025 到 0.0091，μP 的为 0.0029 到 0.0040，随宽度而不同。
+# 两次训练结束时处在相当的阶段（最终损失相差不到 2.3 倍）：50 步之后，NTK 训练的损失为 0.0025 到 0.0091，μP 的为 0.0029 到 0.0040，随宽度而不同。
 # （若用一步实验中的 $\eta = 0.02$，μP 的损失在 50 步中只会下降到约四分之一：它的特征仍会移动 $\Theta(1)$，
 # 但那是一个离拟合还很远的网络的特征。）权重在移动，相对变化为 $m^{-1/2}$，特征也随之移动（$m^{-1/2}$，与一步之后相同）。
 # 特征*核*的移动还要更小（$m^{-1}$；原因见下面的检验 5）。NTK 的变化介于两者之间：3 个随机种子平均的斜率为 −0.71，
@@ -513,8 +520,8 @@ nh.widgets.live_figure(course.draw_training,
 #
 # 它随 $m$ 线性增长（原因见检验 2）：宽度 256 时为 $0.33 \cdot 4 = 1.3$，宽度 1024 时为 $0.33 \cdot 16 = 5.3$，所以从宽度 1024 起。测得：在宽度 256、1024
 # 和 4096 下为 1.10、3.99 和 15.9（相邻之比 3.4、3.6、4.0，随宽度增大趋于 4）；损失在宽度 1024 时于第 13 步溢出，
-# 在 4096 时于第 8 步溢出。在那之前它甚至看起来是惰性的：它的隐藏特征服从 $\Delta h^1$ 一列，这一行为 $m^{-1/2}$，
-# 它的特征核在宽度 64 时移动 0.0092，在 256 时移动 0.00079：在这两个宽度之间斜率为 −1.77，比 NTK 参数化的 −1 更陡；
+# 在 4096 时于第 8 步溢出。在那之前它甚至看起来是惰性的：它的隐藏特征 $h^1$ 移动得很少，50 步内在宽度 64 时移动其自身大小的 0.021，在 256 时移动 0.0053
+# （斜率 −1.0，比 $\Delta h^1$ 一列的一步指数 $m^{-1/2}$ 更陡：拟合速度随宽度加快），它的特征核在宽度 64 时移动 0.0092，在 256 时移动 0.00079：在这两个宽度之间斜率为 −1.77，比 NTK 参数化的 −1 更陡；
 # 这只来自一次逐渐接近不稳定的训练的两个宽度，所以不是一个干净的指数。随宽度增长的是输出层自身的那一项
 # $\eta_{L+1} m$，其中 $\eta_{L+1} \sim m^0$。
 #
@@ -571,10 +578,15 @@ nh.widgets.live_figure(course.draw_training,
 #
 # <details><summary>答案</summary>
 #
-# 每一步给 $W^2$ 加上一组秩一矩阵 $\propto g^2 (x^1)^\top$ 之和，每个训练输入一个：在 16 个输入上走 50 步之后，无论宽度多大，这个更新的秩至多为 800，而它的*有效*秩要小得多。它的 Frobenius 范数只是其算子范数的 1.35 倍（宽度 256）和 1.37 倍（宽度 1024）（见上面的输出），有效秩 $(\lVert\Delta W\rVert_F/\lVert\Delta W\rVert_\text{op})^2 \approx 1.8$：更新集中在少数几个方向上。所以它的 Frobenius 范数与算子范数同一量级，而在 μP 下这个范数是 $\Theta(1)$，与 $W^2$ 本身的算子范数相当（测得：更新的算子范数是
+# 每一步给 $W^2$ 加上一组秩一矩阵 $\propto g^2 (x^1)^\top$ 之和，每个训练输入一个：在 16 个输入上走 50 步之后，无论宽度多大，这个更新的秩至多为 $\min(800, m)$（宽度 256 时为 256），而它的*有效*秩要小得多。它的 Frobenius 范数只是其算子范数的 1.35 倍（宽度 256）和 1.37 倍（宽度 1024）（见上面的输出），有效秩 $(\lVert\Delta W\rVert_F/\lVert\Delta W\rVert_\text{op})^2 \approx 1.8$：更新集中在少数几个方向上。所以它的 Frobenius 范数与算子范数同一量级，而在 μP 下这个范数是 $\Theta(1)$，与 $W^2$ 本身的算子范数相当（测得：更新的算子范数是
 # $W^2$ 的 0.055 倍（宽度 256）和 0.052 倍（宽度 1024））。但 $W^2$ 的 Frobenius 范数是 $\sqrt m$ 的量级：
-# $m^2$ 个大小为 $m^{-1/2}$ 的元素。所以相对的 Frobenius 变化按 $m^{-1/2}$ 减小，而这个与构造它的 $x^1$ 方向一致的更新
-# 让 $h^2$ 移动 $\Theta(1)$。权重矩阵的相对变化小，并不意味着惰性训练。
+# $m^2$ 个大小为 $m^{-1/2}$ 的元素。所以相对的 Frobenius 变化按 $m^{-1/2}$ 减小。可是 $h^2$ 移动约 0.55，而这主要不是 $\Delta W^2$ 的作用：把它拆成
+# $\Delta h^2 = \Delta W^2 x^1_T + W^2_0\,\Delta x^1$（相对 RMS 大小，测量值）。从下一层传上来的部分 $W^2_0\Delta x^1$
+# 在宽度 256 时为 0.527，在 1024 时为 0.510，因为在 μP 下 $h^1$ 本身就移动 $\Theta(1)$（两个宽度下都是 0.39）：
+# 即使冻结 $W^2$，$h^2$ 也仍会移动差不多这么多。更新自身的部分 $\Delta W^2 x^1_T$ 为 0.069 和 0.063，约为 $W^2$
+# 相对 Frobenius 变化的 7 倍和 14 倍：一个与构造它的 $x^1$ 方向一致的低秩更新，尽管
+# $\lVert\Delta W^2\rVert_F /
+# \lVert W^2\rVert_F$ 按 $m^{-1/2}$ 减小，仍以 $\Theta(1)$ 起作用。权重矩阵的相对变化小，并不意味着惰性训练。
 #
 # </details>
 #
@@ -607,6 +619,16 @@ nh.check_close("Check 4: its effective rank (‖ΔW²‖_F / ‖ΔW²‖_op)² a
                [deep[m]["update_f_over_op"] ** 2 for m in (256, 1024)], [1.8, 1.8], atol=0.1)
 nh.check_close("Check 4: h² moves by about 0.55 at widths 256 and 1024",
                [deep[m]["features"] for m in (256, 1024)], [0.55, 0.55], atol=0.015)
+nh.check_close("Check 4: the part passed on, W²₀Δx¹, at widths 256, 1024 (0.527, 0.510)",
+               [deep[m]["passed_on"] for m in (256, 1024)], [0.527, 0.510], atol=0.01)
+nh.check_close("Check 4: the update's own part, ΔW²x¹, at widths 256, 1024 (0.069, 0.063)",
+               [deep[m]["own"] for m in (256, 1024)], [0.069, 0.063], atol=0.003)
+nh.check_close("Check 4: h¹ moves by Θ(1) under μP, at widths 256, 1024 (0.39)",
+               [deep[m]["h1"] for m in (256, 1024)], [0.39, 0.39], atol=0.01)
+check1 = course.width_exponents((0, 0.5, 1), (0, 0, -0.5), -1)
+nh.check_that("Check 1: the abc triple has the NTK variances and η = (m, 1, 1/m)",
+              check1 == course.WidthExponents((0, -1, -1), (1, 0, -1)), measured=str(check1),
+              expected="variances (0, −1, −1), learning rates (1, 0, −1)")
 lazy = [course.trained("NTK, η = 0.5", m)[0].feature_change for m in (64, 1024, 4096)]
 nh.check_close("Explore 1, NTK: feature-kernel change at widths 64, 1024, 4096 / (0.044, 0.0025, 0.00052)",
                np.array(lazy) / [0.044, 0.0025, 0.00052], np.ones(3), rtol=0.02)
@@ -614,6 +636,11 @@ nh.check_close("Explore 1: the prediction 0.0025 · 16^1.08 (0.050)", 0.0025 * 1
 nh.check_close("Explore 2, standard fixed η: feature-kernel change at widths 64, 256 / (0.0092, 0.00079)",
                np.array([course.trained("standard, fixed η = 0.005", m)[0].feature_change for m in (64, 256)])
                / [0.0092, 0.00079], np.ones(2), rtol=0.02)
+standard_h1 = [course.trained_feature_change("standard, fixed η = 0.005", m) for m in (64, 256)]
+nh.check_close("Explore 2, standard fixed η: h¹'s relative change at widths 64, 256 / (0.021, 0.0053)",
+               np.array(standard_h1) / [0.021, 0.0053], np.ones(2), rtol=0.02)
+nh.check_close("Explore 2: its slope in m over 50 steps (−1.0)", nh.loglog_slope([64, 256], standard_h1),
+               -1.0, atol=0.05)
 overflow = [course.trained("standard, fixed η = 0.005", m)[0].diverged_at for m in (1024, 4096)]
 nh.check_that("Explore 2: the loss overflows at step 13 (width 1024) and step 8 (width 4096)",
               overflow == [13, 8], measured=str(overflow), expected="[13, 8]")
@@ -696,7 +723,8 @@ nh.check_close("Explore, standard η = 1/m: η·λ_max/n at widths 64 … 4096 (
 # **正确的说法：** 只有当 $m \to \infty$ 时线性化才变得精确，而且需要条件（对全部训练时间：
 # 平方损失，$\lambda_\min > 0$，平均损失下 $\eta < 2n/(\lambda_\min + \lambda_\max)$；Lee et al. 2019）。它
 # 给出的是从 $f_0$ 出发的核梯度下降，收敛时为**无岭**回归，并带有 $f_0$ 的偏移（上面：与公式相差 0.022，
-# 而去掉偏移时相差 1.28）。只有加上把权重拉回初始值的显式惩罚项，才会出现岭项；早停的作用与之类似（第 07 课）。
+# 而去掉偏移时相差 1.28）。只有加上显式惩罚项才会出现岭项；把权重拉回初始值的惩罚项恰好给出核岭回归加上 $f_0$
+# （拉向 0 的权重衰减还会多出一项）。早停的作用与之类似（第 07 课）。
 # [勘误 A19](../../ERRATA.zh.md#a19)
 #
 # </details>
@@ -715,7 +743,7 @@ nh.check_close("Explore, standard η = 1/m: η·λ_max/n at widths 64 … 4096 (
 #
 # 参数化是架构描述的一部分：`nh.mlp(depth, activation,
 # parameterization="ntk" | "standard" | "mup")`（也可以逐层使用 `nh.dense(..., parameterization=...)`）。本软件包
-# 把 μP 和标准参数化写成通过上文的 abc 平移与 Yang et al. (2022, Tensor Programs V, Table 3) 等价的形式（该表列出它们的初始方差和学习率，SP 用灰色标出），把 NTK 参数化写成 Jacot et al. (2018) 定义的形式。每个可训练权重 $w_l$ 都服从
+# 把 μP 和标准参数化写成与 Yang et al. (2022, Tensor Programs V, Table 3) 逐层等价的形式（有效方差和学习率相同；平移 $\theta_l$ 随层而变，$c_l \to c_l - 2\theta_l$）（该表列出它们的初始方差和学习率，SP 用灰色标出），把 NTK 参数化写成 Jacot et al. (2018) 定义的形式。每个可训练权重 $w_l$ 都服从
 # $\mathcal N(0,1)$，第 $l$ 层计算 $\sigma_w\,\text{mult}_l\cdot h\,w_l^\top$，并以学习率
 # $\eta\cdot\text{lr}_l$ 学习，所以 $\operatorname{Var} W^l = \sigma_w^2\,\text{mult}_l^2$，
 # $\eta_l = \eta\cdot\text{lr}_l\cdot\sigma_w^2\,\text{mult}_l^2$（宽度为 $m$，输入维数为 $d$）：
