@@ -39,6 +39,17 @@ def test_notebooks_were_executed_in_order_without_errors(source):
     assert not any(o.output_type == "error" for c in code for o in c.outputs)
 
 
+@pytest.mark.parametrize("source", SOURCES + sorted((NOTEBOOKS / "zh").glob("[0-9][0-9]*_*.py")),
+                         ids=lambda p: p.parent.name + "/" + p.stem)
+def test_lessons_print_no_warning(source):
+    """Nothing on stderr in a saved lesson: a warning is noise for the learner, and its file path (this machine's)
+    makes nbval fail on every other machine."""
+    nb = nbformat.read(source.with_suffix(".ipynb"), as_version=4)
+    noisy = [(index, o.text[:120]) for index, c in enumerate(nb.cells) if c.cell_type == "code"
+             for o in c.outputs if o.get("name") == "stderr"]
+    assert not noisy, f"{source.name}: cells that print to stderr (index, text): {noisy}"
+
+
 @pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
 def test_lessons_are_slideshows(source):
     """RISE needs slide metadata: the title opens a slide, every section starts one, plots are steps."""

@@ -220,7 +220,6 @@ def draw_early_stopping(run: EarlyStopping) -> "matplotlib.figure.Figure":
     filt.set_title(_("At the best time t ≈ {time:.0f}: both keep the large λ, cut the small").format(
         time=run.best_time))
     filt.legend(fontsize=8.5)
-    fig.tight_layout()
     return fig
 
 
