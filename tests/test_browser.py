@@ -159,7 +159,10 @@ def test_depth_slider_redraws_lesson_02(lab, tmp_path):
 
 def test_voila_dashboard_of_lesson_02_redraws(dashboard, tmp_path):
     with _chromium_page() as (page, expect):
-        page.goto(dashboard)
+        # Voilà runs the whole lesson before the page finishes loading: on a slow or shared machine that takes
+        # minutes, so wait for the first byte, then up to ten minutes for the explorer's readout
+        page.goto(dashboard, wait_until="commit", timeout=600_000)
+        expect(page.locator(".jp-OutputArea-output pre", has_text="at 60°").first).to_be_visible(timeout=600_000)
         _move_depth_slider_and_check(page, expect)
         assert "def draw_collapse" not in page.content(), "a dashboard shows no code"
         page.screenshot(path=str(tmp_path / "voila.png"), full_page=True)
